@@ -1,0 +1,34 @@
+package dev.toolcall;
+
+/**
+ * Why a call ended {@link ToolCallState#FAILED}. The first four are the model's mistakes, found by validation
+ * before any permission is asked and before the tool is entered; the rest happen around or inside the tool.
+ */
+public enum FailureKind {
+  /** The model named a tool that is not registered. */
+  UNKNOWN_TOOL,
+  /** The argument text is not well-formed JSON (or not one of the accepted forms). */
+  MALFORMED_ARGUMENTS,
+  /** The arguments are well-formed but fail the tool's JSON Schema. */
+  INVALID_ARGUMENTS,
+  /** The arguments exceed a parsing limit (size, nesting, string or number length). */
+  ARGUMENTS_TOO_LARGE,
+  /** The tool threw or reported an error. */
+  TOOL_ERROR,
+  /** The tool did not finish within its timeout. */
+  TIMEOUT,
+  /** The tool returned null instead of a result. */
+  NULL_RESULT,
+  /** An interceptor blocked the call. */
+  BLOCKED,
+  /** The executor refused to run the tool. */
+  EXECUTOR_REJECTED,
+  /** A per-turn limit (calls in total, calls per tool, loop detection) stopped the call. */
+  LIMIT_EXCEEDED,
+  /** The same call id was scheduled twice in one batch; the duplicate fails, the original goes on. */
+  DUPLICATE_CALL,
+  /** The call was running when its process stopped and its tool is not idempotent: it may or may not have run. */
+  OUTCOME_UNKNOWN,
+  /** The library or the tool broke in a way that is nobody's input (an {@link Error} thrown by the tool). */
+  INTERNAL_ERROR
+}

@@ -1,0 +1,360 @@
+package dev.toolcall;
+
+import dev.toolcall.event.EventBus;
+import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.fsm.StateCell;
+import dev.toolcall.fsm.TransitionResult;
+import dev.toolcall.tool.ToolArguments;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One tool call: its identity and one atomic reference to its current immutable {@link ToolCallSnapshot}.
+ *
+ * <h2>Changes</h2>
+ * Every change is one compare-and-set of the whole snapshot: no locks, no torn reads. {@link #transition} and the
+ * terminal methods ({@link #complete}, {@link #fail}, {@link #deny}, {@link #cancel}, {@link #terminate}) are
+ * compare-and-set: when the call is not in the expected state they change nothing, throw nothing, and return a lost
+ * {@link TransitionResult} carrying the current snapshot, so the loser learns what won. An edge outside the
+ * {@link ToolCallState#TABLE matrix} is a programming error and throws
+ * {@link dev.toolcall.fsm.IllegalTransitionException} before anything changes. A terminal transition installs its
+ * {@link Outcome} in the same compare-and-set: a terminal call always has its outcome. Of several racing terminal
+ * transitions exactly one wins.
+ *
+ * <h2>Events</h2>
+ * Each change publishes one {@link ToolCallEvent} on the call's {@link EventBus}, in version order, each exactly
+ * once, after the change took effect (never inside the compare-and-set). Each state transition is logged at DEBUG
+ * with call id, tool, from, to and cause; nothing is logged above DEBUG on this path.
+ *
+ * <h2>Thread safety</h2>
+ * All methods may be called from any thread. {@link #whenTerminal()} completes once, with the terminal snapshot,
+ * after the terminal compare-and-set.
+ */
+public final class ToolCall {
+
+  private static final Logger log = LoggerFactory.getLogger(ToolCall.class);
+  private static final VarHandle DONE;
+
+  static {
+    try {
+      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", CompletableFuture.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final ToolCallIdentity identity;
+  private final Ticker ticker;
+  private final EventBus bus;
+  private final StateCell<ToolCallState, ToolCallSnapshot> cell;
+
+  /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
+  @SuppressWarnings("unused")
+  private volatile CompletableFuture<ToolCallSnapshot> done;
+
+  private ToolCall(Builder b) {
+    this.ticker = b.ticker;
+    this.bus = b.bus;
+    this.identity = new ToolCallIdentity(b.callId, b.toolName, b.sessionId, b.parentCallId, b.clock.instant(),
+        ticker.read());
+    this.cell = new StateCell<>(ToolCallState.TABLE, ToolCallSnapshot.initial(identity, b.arguments),
+        this::publish);
+  }
+
+  /**
+   * Restores a call from a stored snapshot (for stores and tests). Its events continue after the snapshot's
+   * version; nothing is published for the restored version itself.
+   */
+  public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"));
+  }
+
+  private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker) {
+    this.identity = restored.identity();
+    this.ticker = ticker;
+    this.bus = bus;
+    this.cell = new StateCell<>(ToolCallState.TABLE, restored, this::publish, false);
+  }
+
+  /** Starts a call with the id and tool name the model gave. */
+  public static Builder builder(String callId, String toolName) {
+    return new Builder(callId, toolName);
+  }
+
+  /** Who the call is. */
+  public ToolCallIdentity identity() {
+    return identity;
+  }
+
+  /** The call id. */
+  public String callId() {
+    return identity.callId();
+  }
+
+  /** The tool name. */
+  public String toolName() {
+    return identity.toolName();
+  }
+
+  /** The session id. */
+  public String sessionId() {
+    return identity.sessionId();
+  }
+
+  /** The current snapshot: one volatile read, never blocks. */
+  public ToolCallSnapshot snapshot() {
+    return cell.get();
+  }
+
+  /** The current state. */
+  public ToolCallState state() {
+    return cell.get().state();
+  }
+
+  /** The bus this call publishes on. */
+  public EventBus eventBus() {
+    return bus;
+  }
+
+  /** The monotonic ticker this call times itself with. */
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /**
+   * Moves from {@code expected} to the non-terminal {@code target}.
+   *
+   * @param change why (usually a {@link Reason})
+   * @return won with the new snapshot, or lost with the current one when the call was not in {@code expected}
+   * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> target} is not in the matrix
+   * @throws IllegalArgumentException if {@code target} is terminal: use a method that carries the outcome
+   */
+  public TransitionResult<ToolCallSnapshot> transition(ToolCallState expected, ToolCallState target,
+      Change change) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(change, "change");
+    ToolCallState.TABLE.check(expected, target);
+    if (target.isTerminal()) {
+      throw new IllegalArgumentException("target " + target
+          + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
+    }
+    return logged(cell.transition(expected, target, cur -> cur.next(target, change, null, ticker.read())), expected,
+        change);
+  }
+
+  /**
+   * Ends the call with {@code outcome} if it is in {@code expected}; the target is the outcome's state.
+   *
+   * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> outcome.state()} is not in the matrix
+   */
+  public TransitionResult<ToolCallSnapshot> terminate(ToolCallState expected, Outcome outcome, Reason reason) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(outcome, "outcome");
+    Objects.requireNonNull(reason, "reason");
+    ToolCallState target = outcome.state();
+    return finished(logged(
+        cell.transition(expected, target, cur -> cur.next(target, reason, outcome, ticker.read())), expected,
+        reason));
+  }
+
+  /** RUNNING -&gt; COMPLETED with {@code content} as the result. */
+  public TransitionResult<ToolCallSnapshot> complete(String content) {
+    return terminate(ToolCallState.RUNNING, new Outcome.Completed(content), Reason.SUCCEEDED);
+  }
+
+  /** RUNNING -&gt; FAILED with a failure of {@code kind} and a message for the model. */
+  public TransitionResult<ToolCallSnapshot> fail(FailureKind kind, String message) {
+    return terminate(ToolCallState.RUNNING, new Outcome.Failed(kind, message), Reason.FAILED);
+  }
+
+  /** PERMISSION_PENDING -&gt; PERMISSION_DENIED by {@code source}, with a reason for the model. */
+  public TransitionResult<ToolCallSnapshot> deny(DenialSource source, String reason) {
+    Reason r = switch (Objects.requireNonNull(source, "source")) {
+      case USER -> Reason.DENIED_BY_USER;
+      case POLICY -> Reason.DENIED_BY_POLICY;
+      case TIMEOUT -> Reason.PERMISSION_TIMEOUT;
+    };
+    return terminate(ToolCallState.PERMISSION_PENDING, new Outcome.Denied(source, reason), r);
+  }
+
+  /**
+   * Cancels the call from whatever non-terminal state it is in. Loses (changing nothing) only when the call is
+   * already terminal; the result then carries the outcome that won.
+   */
+  public TransitionResult<ToolCallSnapshot> cancel(String reason) {
+    Outcome outcome = new Outcome.Cancelled(Objects.requireNonNull(reason, "reason"));
+    Reason why = reason.isEmpty() ? Reason.CANCELLED : Reason.CANCELLED.withMessage(reason);
+    TransitionResult<ToolCallSnapshot> r = cell.transitionFromCurrent(ToolCallState.CANCELLED, s -> true,
+        cur -> cur.next(ToolCallState.CANCELLED, why, outcome, ticker.read()));
+    if (r.won() && log.isDebugEnabled()) {
+      debug(r.snapshot().previousState(), r.snapshot(), why);
+    }
+    return finished(r);
+  }
+
+  /**
+   * Replaces the arguments while the call is in {@code expected} (a person edited them while asked, or an
+   * interceptor rewrote them while running). The state does not change; the arguments version becomes the new
+   * snapshot's version, so a decision made on the old arguments is recognisably stale.
+   */
+  public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, ToolArguments arguments,
+      String by) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(arguments, "arguments");
+    Objects.requireNonNull(by, "by");
+    return cell.update(cur -> cur.state() == expected, cur -> cur.withArguments(arguments, by, ticker.read()));
+  }
+
+  /** Records a chunk of live output while the call is RUNNING; loses when it is not. */
+  public TransitionResult<ToolCallSnapshot> appendOutput(String chunk, long sequence, long dropped) {
+    Change.OutputAppended c = new Change.OutputAppended(chunk, sequence, dropped);
+    return cell.update(cur -> cur.state() == ToolCallState.RUNNING,
+        cur -> cur.withChange(c, cur.attempt(), ticker.read()));
+  }
+
+  /**
+   * Records that attempt {@code nextAttempt} will run after {@code delay}, while the call is RUNNING in attempt
+   * {@code nextAttempt - 1}; loses otherwise (for example when cancelled meanwhile).
+   */
+  public TransitionResult<ToolCallSnapshot> scheduleRetry(int nextAttempt, Duration delay, String failure) {
+    Change.RetryScheduled c = new Change.RetryScheduled(nextAttempt, delay, failure);
+    return cell.update(cur -> cur.state() == ToolCallState.RUNNING && cur.attempt() == nextAttempt - 1,
+        cur -> cur.withChange(c, nextAttempt, ticker.read()));
+  }
+
+  /**
+   * A stage that completes once, with the terminal snapshot, when the call ends (at once if it has). It never
+   * completes exceptionally. The returned stage cannot be completed by callers.
+   */
+  public CompletionStage<ToolCallSnapshot> whenTerminal() {
+    CompletableFuture<ToolCallSnapshot> f = done;
+    if (f == null) {
+      CompletableFuture<ToolCallSnapshot> created = new CompletableFuture<>();
+      f = DONE.compareAndSet(this, null, created) ? created : done;
+      ToolCallSnapshot s = cell.get();
+      if (s.isTerminal()) {
+        f.complete(s);
+      }
+    }
+    return f.minimalCompletionStage();
+  }
+
+  /** Whether the call has ended. */
+  public boolean isTerminal() {
+    return cell.get().isTerminal();
+  }
+
+  private TransitionResult<ToolCallSnapshot> logged(TransitionResult<ToolCallSnapshot> r, ToolCallState from,
+      Change change) {
+    if (r.won() && log.isDebugEnabled()) {
+      debug(from, r.snapshot(), change);
+    }
+    return r;
+  }
+
+  private void debug(ToolCallState from, ToolCallSnapshot s, Change change) {
+    log.debug("tool call {} ({}) {} -> {} v{} cause {}", identity.callId(), identity.toolName(), from, s.state(),
+        s.version(), change);
+  }
+
+  private TransitionResult<ToolCallSnapshot> finished(TransitionResult<ToolCallSnapshot> r) {
+    if (r.won()) {
+      CompletableFuture<ToolCallSnapshot> f = done;
+      if (f != null) {
+        f.complete(r.snapshot());
+      }
+    }
+    return r;
+  }
+
+  private void publish(ToolCallSnapshot s) {
+    if (bus.hasSubscribers()) {
+      bus.publish(ToolCallEvent.of(s));
+    }
+  }
+
+  /** Publishes version 0 once construction is complete. */
+  private ToolCall started() {
+    cell.drain();
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    ToolCallSnapshot s = cell.get();
+    return "ToolCall[" + identity.callId() + " " + identity.toolName() + " " + s.state() + " v" + s.version() + "]";
+  }
+
+  /**
+   * Builds a {@link ToolCall}. Not thread-safe; {@link #build()} checks every part and throws at once, naming the
+   * parameter, when one is wrong.
+   */
+  public static final class Builder {
+    private final String callId;
+    private final String toolName;
+    private String sessionId = "default";
+    private String parentCallId;
+    private ToolArguments arguments = ToolArguments.empty();
+    private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
+    private EventBus bus;
+
+    private Builder(String callId, String toolName) {
+      this.callId = ToolCallIdentity.requireNonBlank(callId, "callId");
+      this.toolName = ToolCallIdentity.requireNonBlank(toolName, "toolName");
+    }
+
+    /** The session the call belongs to (default {@code "default"}). */
+    public Builder sessionId(String sessionId) {
+      this.sessionId = ToolCallIdentity.requireNonBlank(sessionId, "sessionId");
+      return this;
+    }
+
+    /** The enclosing call of a nested call. */
+    public Builder parentCallId(String parentCallId) {
+      this.parentCallId = ToolCallIdentity.requireNonBlank(parentCallId, "parentCallId");
+      return this;
+    }
+
+    /** The arguments (default: none, the empty JSON object). */
+    public Builder arguments(ToolArguments arguments) {
+      this.arguments = Objects.requireNonNull(arguments, "arguments");
+      return this;
+    }
+
+    /** The wall clock, read once at creation (default: system UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The monotonic ticker, read once per change (default: {@link System#nanoTime()}). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** The bus events go to (default: a new private bus). */
+    public Builder eventBus(EventBus bus) {
+      this.bus = Objects.requireNonNull(bus, "bus");
+      return this;
+    }
+
+    /** The call, in PENDING at version 0; its creation event is published before this returns. */
+    public ToolCall build() {
+      if (bus == null) {
+        bus = EventBus.create();
+      }
+      return new ToolCall(this).started();
+    }
+  }
+}

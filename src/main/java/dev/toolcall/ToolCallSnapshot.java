@@ -1,0 +1,156 @@
+package dev.toolcall;
+
+import dev.toolcall.fsm.Versioned;
+import dev.toolcall.tool.ToolArguments;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One version of a tool call: an immutable value, read without locks and replaced whole by one compare-and-set.
+ *
+ * <p>Invariants, checked on construction: a terminal state has an {@link Outcome} of that state and a non-terminal
+ * state has none; the version is 0 exactly for the first snapshot, which has no previous; each later snapshot links
+ * the one it replaced ({@link #previous()}), and that chain is the call's history. Times are ticks of the
+ * call's monotonic {@link Ticker}; {@link #timestamp()} turns them into wall-clock instants through the one clock
+ * reading taken at creation.
+ *
+ * <p>A snapshot holds plain values only (no listeners, futures or threads), so a store can persist and restore it.
+ *
+ * @param identity who the call is
+ * @param state its state in this version
+ * @param version 0 at creation, one more per change
+ * @param arguments the arguments in this version
+ * @param argumentsVersion the version at which the arguments were last set (a decision names it)
+ * @param attempt the execution attempt: 0 before the first, 1 for the first, 2 for the first retry
+ * @param outcome how it ended; present exactly when the state is terminal
+ * @param change what produced this version
+ * @param tick the ticker reading when this version was made
+ * @param previous the version this one replaced, null for version 0
+ */
+public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, int version, ToolArguments arguments,
+    int argumentsVersion, int attempt, Outcome outcome, Change change, long tick, ToolCallSnapshot previous)
+    implements Versioned<ToolCallState, ToolCallSnapshot> {
+
+  /** Checks the invariants above. */
+  public ToolCallSnapshot {
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(arguments, "arguments");
+    Objects.requireNonNull(change, "change");
+    if (state.isTerminal() != (outcome != null) || (outcome != null && outcome.state() != state)) {
+      throw new IllegalArgumentException("state " + state + " does not agree with outcome " + outcome);
+    }
+    if ((version == 0) != (previous == null)) {
+      throw new IllegalArgumentException("version " + version + " must be 0 exactly when there is no previous");
+    }
+    if (previous != null && previous.version != version - 1) {
+      throw new IllegalArgumentException("previous version " + previous.version + " is not " + (version - 1));
+    }
+  }
+
+  /** The first snapshot of a call: version 0, {@link ToolCallState#PENDING}. */
+  public static ToolCallSnapshot initial(ToolCallIdentity identity, ToolArguments arguments) {
+    return new ToolCallSnapshot(identity, ToolCallState.PENDING, 0, arguments, 0, 0, null, Change.Created.INSTANCE,
+        identity.createdTick(), null);
+  }
+
+  /** The next version in {@code target} (with {@code outcome} when terminal), made by {@code change}. */
+  public ToolCallSnapshot next(ToolCallState target, Change change, Outcome outcome, long tick) {
+    return new ToolCallSnapshot(identity, target, version + 1, arguments, argumentsVersion,
+        target == ToolCallState.RUNNING && state != ToolCallState.RUNNING ? Math.max(1, attempt) : attempt,
+        outcome, change, tick, this);
+  }
+
+  /** The next version with new arguments, same state. */
+  public ToolCallSnapshot withArguments(ToolArguments newArguments, String by, long tick) {
+    return new ToolCallSnapshot(identity, state, version + 1, newArguments, version + 1, attempt, outcome,
+        new Change.ArgumentsModified(arguments, by), tick, this);
+  }
+
+  /** The next version, same state, recording {@code change} and setting the attempt. */
+  public ToolCallSnapshot withChange(Change change, int newAttempt, long tick) {
+    return new ToolCallSnapshot(identity, state, version + 1, arguments, argumentsVersion, newAttempt, outcome,
+        change, tick, this);
+  }
+
+  /** The call id the model gave. */
+  public String callId() {
+    return identity.callId();
+  }
+
+  /** The tool's name. */
+  public String toolName() {
+    return identity.toolName();
+  }
+
+  /** Whether the state is terminal (then {@link #outcome()} is present). */
+  public boolean isTerminal() {
+    return outcome != null;
+  }
+
+  /** The outcome, when terminal. */
+  public Optional<Outcome> outcomeIfTerminal() {
+    return Optional.ofNullable(outcome);
+  }
+
+  /** The wall-clock time this version was made. */
+  public Instant timestamp() {
+    return identity.instantOf(tick);
+  }
+
+  /** The state before this version (the same as {@link #state()} for changes that keep it; null for version 0). */
+  public ToolCallState previousState() {
+    return previous == null ? null : previous.state;
+  }
+
+  /** Whether this version changed the state. */
+  public boolean isStateChange() {
+    return previous != null && previous.state != state;
+  }
+
+  /** Every version from 0 to this one, oldest first. Allocates; not for hot paths. */
+  public List<ToolCallSnapshot> versions() {
+    ArrayList<ToolCallSnapshot> out = new ArrayList<>(version + 1);
+    for (ToolCallSnapshot s = this; s != null; s = s.previous) {
+      out.add(s);
+    }
+    Collections.reverse(out);
+    return Collections.unmodifiableList(out);
+  }
+
+  /** The state transitions that led here, oldest first (changes that kept the state are left out). */
+  public List<StateTransition> history() {
+    ArrayList<StateTransition> out = new ArrayList<>();
+    for (ToolCallSnapshot s : versions()) {
+      if (s.isStateChange()) {
+        out.add(new StateTransition(s.previous.state, s.state, s.change, s.version, s.timestamp(),
+            Duration.ofNanos(s.tick - s.previous.lastStateChangeTick())));
+      }
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** How long the call has been in its current state, as of the ticker reading {@code now}. */
+  public Duration timeInState(long now) {
+    return Duration.ofNanos(Math.max(0, now - lastStateChangeTick()));
+  }
+
+  private long lastStateChangeTick() {
+    ToolCallSnapshot s = this;
+    while (s.previous != null && s.previous.state == s.state) {
+      s = s.previous;
+    }
+    return s.tick;
+  }
+
+  @Override
+  public String toString() {
+    return "ToolCallSnapshot[" + identity.callId() + " " + identity.toolName() + " " + state + " v" + version
+        + " attempt " + attempt + (outcome == null ? "" : " " + outcome) + " by " + change + "]";
+  }
+}

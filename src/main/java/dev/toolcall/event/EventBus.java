@@ -1,0 +1,166 @@
+package dev.toolcall.event;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fans events out to subscribed listeners.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>Order.</b> Per source (one call), every subscriber sees the events in version order, each exactly once,
+ *       even when racing threads made the changes: the source hands its versions to the bus one at a time and in
+ *       order (see {@link dev.toolcall.fsm.StateCell}).</li>
+ *   <li><b>No gap.</b> A subscriber added while events flow sees every event of a source from its first one on.</li>
+ *   <li><b>Close.</b> After {@link Subscription#close()} returns, the listener is not invoked again.</li>
+ *   <li><b>Isolation.</b> A listener that throws is logged (SLF4J, with the source id and event type) and skipped;
+ *       other listeners, the call, and its own later events go on.</li>
+ *   <li><b>Two modes.</b> An inline listener runs on the thread that made the change (fast; must not block). A
+ *       listener with an executor runs there, in order, through its own serial queue, and never slows the changing
+ *       thread. If that executor rejects a task, the event is delivered inline and the rejection is logged: nothing
+ *       is lost.</li>
+ * </ul>
+ *
+ * <p>Thread-safe. Subscribing and closing are copy-on-write; publishing reads one volatile array.
+ */
+public final class EventBus {
+
+  private static final Logger log = LoggerFactory.getLogger(EventBus.class);
+  private static final Sub[] NONE = new Sub[0];
+
+  /** Copy-on-write; replaced under {@code this}. */
+  private volatile Sub[] subs = NONE;
+
+  private EventBus() {}
+
+  /** A new bus with no subscribers. */
+  public static EventBus create() {
+    return new EventBus();
+  }
+
+  /** Subscribes an inline listener: it runs on the changing thread and must be quick. */
+  public Subscription subscribe(EventListener listener) {
+    return add(new Sub(this, Objects.requireNonNull(listener, "listener"), null));
+  }
+
+  /**
+   * Subscribes a listener that runs on {@code executor} (a UI thread, say), in event order, one event at a time.
+   * The changing thread only enqueues.
+   */
+  public Subscription subscribe(EventListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    return add(new Sub(this, listener, MoreExecutors.newSequentialExecutor(executor)));
+  }
+
+  /** Whether anyone is subscribed; sources skip building events when nobody is. */
+  public boolean hasSubscribers() {
+    return subs.length != 0;
+  }
+
+  /** The number of open subscriptions. */
+  public int subscriberCount() {
+    return subs.length;
+  }
+
+  /**
+   * Delivers {@code event} to every current subscriber. Sources call this once per version, in order, never
+   * concurrently for the same source; it never throws because of a listener.
+   */
+  public void publish(Event event) {
+    Objects.requireNonNull(event, "event");
+    for (Sub s : subs) {
+      s.offer(event);
+    }
+  }
+
+  private synchronized Subscription add(Sub sub) {
+    Sub[] cur = subs;
+    Sub[] next = Arrays.copyOf(cur, cur.length + 1);
+    next[cur.length] = sub;
+    subs = next;
+    return sub;
+  }
+
+  private synchronized void remove(Sub sub) {
+    Sub[] cur = subs;
+    for (int i = 0; i < cur.length; i++) {
+      if (cur[i] == sub) {
+        Sub[] next = new Sub[cur.length - 1];
+        System.arraycopy(cur, 0, next, 0, i);
+        System.arraycopy(cur, i + 1, next, i, cur.length - i - 1);
+        subs = next;
+        return;
+      }
+    }
+  }
+
+  static void invokeIsolated(EventListener listener, Event event) {
+    try {
+      listener.onEvent(event);
+    } catch (Throwable t) { // isolation: a listener's failure is its own
+      if (t instanceof VirtualMachineError vme) {
+        throw vme;
+      }
+      log.warn("event listener {} threw on {} v{} of {}; it stays subscribed", listener,
+          event.getClass().getSimpleName(), event.version(), event.sourceId(), t);
+    }
+  }
+
+  /** One subscription: the listener, its optional serial executor, and its closed flag (guarded by itself). */
+  private static final class Sub implements Subscription {
+    private final EventBus bus;
+    private final EventListener listener;
+    private final Executor serial; // null for inline
+    private volatile boolean closed; // written under this
+
+    Sub(EventBus bus, EventListener listener, Executor serial) {
+      this.bus = bus;
+      this.listener = listener;
+      this.serial = serial;
+    }
+
+    void offer(Event event) {
+      if (serial == null) {
+        deliver(event);
+        return;
+      }
+      try {
+        serial.execute(() -> deliver(event));
+      } catch (RejectedExecutionException e) {
+        log.warn("executor of listener {} rejected {} of {}; delivering inline", listener,
+            event.getClass().getSimpleName(), event.sourceId(), e);
+        deliver(event);
+      }
+    }
+
+    private synchronized void deliver(Event event) {
+      if (!closed) {
+        invokeIsolated(listener, event);
+      }
+    }
+
+    @Override
+    public void close() {
+      synchronized (this) {
+        closed = true;
+      }
+      bus.remove(this);
+    }
+
+    @Override
+    public boolean isClosed() {
+      return closed;
+    }
+
+    @Override
+    public String toString() {
+      return "Subscription[" + listener + (serial == null ? ", inline" : ", executor") + "]";
+    }
+  }
+}

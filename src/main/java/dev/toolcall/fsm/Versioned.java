@@ -1,0 +1,23 @@
+package dev.toolcall.fsm;
+
+/**
+ * An immutable snapshot of a state machine: its state, its version, and the snapshot it replaced.
+ *
+ * <p>Versions start at 0 and rise by exactly one per change; {@link #previous()} is the snapshot of version
+ * {@code version() - 1}, or null for version 0. The chain of previous snapshots is the machine's history, and it is
+ * what lets a {@link StateCell} deliver every version in order without a lock.
+ *
+ * @param <S> the state enum
+ * @param <V> the snapshot type itself
+ */
+public interface Versioned<S extends Enum<S>, V extends Versioned<S, V>> {
+
+  /** The state in this version. */
+  S state();
+
+  /** The version: 0 when created, one more per change. */
+  int version();
+
+  /** The snapshot this one replaced, or null for version 0. */
+  V previous();
+}
