@@ -1,0 +1,163 @@
+package dev.toolcall.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * What the model is told about a tool and how the runtime treats it. Immutable; build with {@link #builder}.
+ *
+ * @param name the name model providers accept: {@code ^[a-zA-Z0-9_-]{1,64}$}
+ * @param description what the tool does, for the model
+ * @param parameters the JSON Schema of the arguments (default: any object)
+ * @param requiresApproval whether a call needs permission before running (default true)
+ * @param readOnly whether the tool has no side effects, so calls may run in parallel (default false)
+ * @param idempotent whether running twice is as running once, so it may be retried after a timeout (default false)
+ * @param timeout how long one attempt may run; null for the runtime's default
+ * @param permissionTimeout how long a permission request may wait; null for the runtime's default
+ * @param retryPolicy how transient failures are retried (default {@link RetryPolicy#NONE})
+ * @param returnDirect whether the call's result ends the turn instead of going back to the model (default false)
+ */
+public record ToolDefinition(String name, String description, JsonNode parameters, boolean requiresApproval,
+    boolean readOnly, boolean idempotent, Duration timeout, Duration permissionTimeout, RetryPolicy retryPolicy,
+    boolean returnDirect) {
+
+  /** The names model providers accept. */
+  public static final Pattern NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
+
+  /** Checks every part and names the one that is wrong. */
+  public ToolDefinition {
+    Objects.requireNonNull(name, "name");
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("tool name '" + name + "' must match " + NAME.pattern()
+          + " (1 to 64 ASCII letters, digits, '_' or '-')");
+    }
+    Objects.requireNonNull(description, "description");
+    Objects.requireNonNull(parameters, "parameters");
+    if (!parameters.isObject()) {
+      throw new IllegalArgumentException("parameters of tool '" + name + "' must be a JSON Schema object, was "
+          + parameters.getNodeType());
+    }
+    parameters = parameters.deepCopy();
+    requirePositive(timeout, "timeout");
+    requirePositive(permissionTimeout, "permissionTimeout");
+    Objects.requireNonNull(retryPolicy, "retryPolicy");
+  }
+
+  private static void requirePositive(Duration d, String name) {
+    if (d != null && (d.isNegative() || d.isZero())) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+  }
+
+  /** A copy of the parameters schema. */
+  @Override
+  public JsonNode parameters() {
+    return parameters.deepCopy();
+  }
+
+  /** The per-attempt timeout, if the tool sets its own. */
+  public Optional<Duration> timeoutIfSet() {
+    return Optional.ofNullable(timeout);
+  }
+
+  /** The permission deadline, if the tool sets its own. */
+  public Optional<Duration> permissionTimeoutIfSet() {
+    return Optional.ofNullable(permissionTimeout);
+  }
+
+  /** Starts a definition named {@code name}. */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /** Builds a {@link ToolDefinition}; not thread-safe. Each setter checks its value at once. */
+  public static final class Builder {
+    private final String name;
+    private String description = "";
+    private JsonNode parameters = anyObject();
+    private boolean requiresApproval = true;
+    private boolean readOnly;
+    private boolean idempotent;
+    private Duration timeout;
+    private Duration permissionTimeout;
+    private RetryPolicy retryPolicy = RetryPolicy.NONE;
+    private boolean returnDirect;
+
+    private Builder(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+    }
+
+    private static ObjectNode anyObject() {
+      ObjectNode n = JsonNodeFactory.instance.objectNode();
+      n.put("type", "object");
+      return n;
+    }
+
+    /** What the tool does, for the model. */
+    public Builder description(String description) {
+      this.description = Objects.requireNonNull(description, "description");
+      return this;
+    }
+
+    /** The JSON Schema of the arguments. */
+    public Builder parameters(JsonNode schema) {
+      this.parameters = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /** Whether calls need permission (default true). */
+    public Builder requiresApproval(boolean requiresApproval) {
+      this.requiresApproval = requiresApproval;
+      return this;
+    }
+
+    /** Whether the tool only reads, so calls may run in parallel (default false). */
+    public Builder readOnly(boolean readOnly) {
+      this.readOnly = readOnly;
+      return this;
+    }
+
+    /** Whether running twice is as running once (default false). */
+    public Builder idempotent(boolean idempotent) {
+      this.idempotent = idempotent;
+      return this;
+    }
+
+    /** How long one attempt may run (default: the runtime's). */
+    public Builder timeout(Duration timeout) {
+      requirePositive(Objects.requireNonNull(timeout, "timeout"), "timeout");
+      this.timeout = timeout;
+      return this;
+    }
+
+    /** How long a permission request may wait (default: the runtime's). */
+    public Builder permissionTimeout(Duration permissionTimeout) {
+      requirePositive(Objects.requireNonNull(permissionTimeout, "permissionTimeout"), "permissionTimeout");
+      this.permissionTimeout = permissionTimeout;
+      return this;
+    }
+
+    /** How transient failures are retried (default none). */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+      return this;
+    }
+
+    /** Whether the result ends the turn (default false). */
+    public Builder returnDirect(boolean returnDirect) {
+      this.returnDirect = returnDirect;
+      return this;
+    }
+
+    /** The definition. */
+    public ToolDefinition build() {
+      return new ToolDefinition(name, description, parameters, requiresApproval, readOnly, idempotent, timeout,
+          permissionTimeout, retryPolicy, returnDirect);
+    }
+  }
+}
