@@ -21,6 +21,9 @@ public record CallRequest(String callId, String toolName, String rawArguments, S
     Objects.requireNonNull(rawArguments, "rawArguments");
     if (parentCallId != null) {
       requireNonBlank(parentCallId, "parentCallId");
+      if (parentCallId.equals(callId)) {
+        throw new IllegalArgumentException("parentCallId must differ from callId '" + callId + "'");
+      }
     }
   }
 

@@ -177,14 +177,21 @@ public final class ToolScheduler implements AutoCloseable {
           call = existing.join();
           gate = null;
         } else {
-          Validator.Validation v = validator.validate(req.toolName(), req.rawArguments());
-          ToolArguments args = v instanceof Validator.Valid ok ? ok.arguments() : ((Validator.Invalid) v).arguments();
-          ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
-              .arguments(args).clock(clock).ticker(ticker).eventBus(bus);
-          if (req.parentCallId() != null) {
-            cb.parentCallId(req.parentCallId());
+          Validator.Validation v;
+          try {
+            v = validator.validate(req.toolName(), req.rawArguments());
+            ToolArguments args = v instanceof Validator.Valid ok ? ok.arguments()
+                : ((Validator.Invalid) v).arguments();
+            ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
+                .arguments(args).clock(clock).ticker(ticker).eventBus(bus);
+            if (req.parentCallId() != null) {
+              cb.parentCallId(req.parentCallId());
+            }
+            call = cb.build();
+          } catch (RuntimeException | Error e) {
+            unreserve(sessionId + '\u0000' + req.callId(), mine, e);
+            throw e;
           }
-          call = cb.build();
           mine.complete(call);
           counters.scheduled.increment();
           Run run = new Run(call, v, batch);
@@ -228,6 +235,13 @@ public final class ToolScheduler implements AutoCloseable {
       }
       return null;
     }
+  }
+
+  private void unreserve(String key, CompletableFuture<ToolCall> mine, Throwable cause) {
+    synchronized (known) {
+      known.remove(key, mine);
+    }
+    mine.completeExceptionally(cause);
   }
 
   private ToolCall duplicate(String sessionId, CallRequest req) {

@@ -37,7 +37,7 @@ import net.jqwik.api.lifecycle.AfterTry;
  *   <li>every call is terminal, and its terminal state agrees with its plan (denied calls never run, unknown tools
  *       never run, failing tools fail, cancelled calls end CANCELLED or finished first);</li>
  *   <li>calls that are not read-only never overlap with any other call (PARALLEL_READS), except the body of a call
- *       already cancelled (an abandoned attempt, which by design no longer holds its turn or permit);</li>
+ *       already cancelled (an abandoned attempt, which by design no longer holds its turn or permit) on either side;</li>
  *   <li>no tool is entered more than once per call, and never for a denied or invalid call;</li>
  *   <li>every subscriber sees each call's events in version order, ending with the terminal one.</li>
  * </ul>
@@ -74,7 +74,8 @@ class BatchProperties {
       boolean ro = inv.toolName().startsWith("r");
       inside.put(inv.callId(), !ro);
       inside.forEach((other, otherWrites) -> {
-        if (!other.equals(inv.callId()) && !cancelled.contains(other) && (!ro || otherWrites)) {
+        if (!other.equals(inv.callId()) && !cancelled.contains(other) && !cancelled.contains(inv.callId())
+            && (!ro || otherWrites)) {
           violations.add((ro ? "reader " : "writer ") + inv.callId() + " overlapped " + other);
         }
       });
