@@ -1,0 +1,154 @@
+package dev.toolcall.execution;
+
+import dev.toolcall.FailureKind;
+import dev.toolcall.Reason;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Expect;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
+import org.openjdk.jcstress.infra.results.I_Result;
+
+/**
+ * jcstress races of the scheduler. Run with {@code mvn -P jcstress package && java -jar target/jcstress.jar -t
+ * SchedulerRaces}.
+ */
+public final class SchedulerRaces {
+  private SchedulerRaces() {}
+
+  static final AtomicLong IDS = new AtomicLong();
+  static final ConcurrentHashMap<String, AtomicInteger> ENTRIES = new ConcurrentHashMap<>();
+
+  static final Tool TOOL = Tool.of(ToolDefinition.builder("t").requiresApproval(true).build(), inv -> {
+    ENTRIES.computeIfAbsent(inv.callId(), k -> new AtomicInteger()).incrementAndGet();
+    return ToolResult.of("ran");
+  });
+
+  static final Validator VALIDATOR = new Validator() {
+    @Override
+    public Validation validate(String toolName, String raw) {
+      return toolName.equals("t") ? new Valid(TOOL, ToolArguments.ofText(raw))
+          : new Invalid(FailureKind.UNKNOWN_TOOL, "unknown", null, ToolArguments.ofText(raw));
+    }
+
+    @Override
+    public Validation revalidate(Tool tool, ToolArguments arguments) {
+      return new Valid(tool, arguments);
+    }
+  };
+
+  /** Approvals that a test actor releases: call id -> the approval future the authorizer returned. */
+  static final ConcurrentHashMap<String, CompletableFuture<ToolCallSnapshot>> APPROVALS = new ConcurrentHashMap<>();
+
+  static final ToolScheduler DIRECT = ToolScheduler.builder().validator(VALIDATOR)
+      .authorizer((call, def) -> {
+        call.transition(ToolCallState.PENDING, ToolCallState.PERMISSION_PENDING, Reason.PERMISSION_REQUIRED);
+        CompletableFuture<ToolCallSnapshot> f = new CompletableFuture<>();
+        APPROVALS.put(call.callId(), f);
+        return f;
+      })
+      .executor(Runnable::run).executionOrder(ExecutionOrder.PARALLEL).maxParallel(Integer.MAX_VALUE)
+      .defaultTimeout(Duration.ofHours(1)).build();
+
+  static final ToolScheduler ALLOWING = ToolScheduler.builder().validator(VALIDATOR).authorizer(Authorizer.ALLOW_ALL)
+      .executor(Runnable::run).executionOrder(ExecutionOrder.PARALLEL).maxParallel(Integer.MAX_VALUE)
+      .defaultTimeout(Duration.ofHours(1)).build();
+
+  /**
+   * Start (approval arrives, the scheduler moves the call to RUNNING and enters the tool on the same thread)
+   * against cancel. Result: r1 = how the call ended (1 cancelled while approved, 2 cancelled while running,
+   * 3 completed), r2 = times the tool was entered. A call cancelled before it started must never enter the tool;
+   * a completed call entered it exactly once.
+   */
+  @JCStressTest
+  @Outcome(id = "1, 0", expect = Expect.ACCEPTABLE, desc = "cancel won before the start: the tool never ran")
+  @Outcome(id = "2, 0", expect = Expect.ACCEPTABLE, desc = "cancel won after RUNNING, before the tool was entered")
+  @Outcome(id = "2, 1", expect = Expect.ACCEPTABLE_INTERESTING, desc = "cancel won while the tool ran")
+  @Outcome(id = "3, 1", expect = Expect.ACCEPTABLE, desc = "the tool finished before the cancel")
+  @Outcome(expect = Expect.FORBIDDEN, desc = "anything else: a tool run after a winning cancel, or twice")
+  @State
+  public static class CancelVsStart {
+    final String id = "cvs-" + IDS.incrementAndGet();
+    final ToolCall call;
+    final CompletableFuture<ToolCallSnapshot> approval;
+
+    public CancelVsStart() {
+      Batch b = DIRECT.schedule("s", List.of(CallRequest.of(id, "t", "{}")));
+      call = b.calls().get(0);
+      call.transition(ToolCallState.PERMISSION_PENDING, ToolCallState.PERMISSION_APPROVED, Reason.APPROVED_ONCE);
+      approval = APPROVALS.remove(id);
+    }
+
+    @Actor
+    public void start() {
+      approval.complete(call.snapshot());
+    }
+
+    @Actor
+    public void cancel() {
+      call.cancel("user");
+    }
+
+    @Arbiter
+    public void arbiter(II_Result r) {
+      ToolCallSnapshot s = call.snapshot();
+      if (s.state() == ToolCallState.COMPLETED) {
+        r.r1 = 3;
+      } else if (s.state() == ToolCallState.CANCELLED) {
+        r.r1 = s.previousState() == ToolCallState.PERMISSION_APPROVED ? 1
+            : s.previousState() == ToolCallState.RUNNING ? 2 : 9;
+      } else {
+        r.r1 = 8;
+      }
+      AtomicInteger n = ENTRIES.remove(id);
+      r.r2 = n == null ? 0 : n.get();
+    }
+  }
+
+  /**
+   * The same call id scheduled by two threads at once: the tool runs exactly once and both batches report the same
+   * terminal snapshot. Result: times the tool was entered, plus 10 when the two batches disagree.
+   */
+  @JCStressTest
+  @Outcome(id = "1", expect = Expect.ACCEPTABLE, desc = "ran once, both batches saw the same call")
+  @Outcome(expect = Expect.FORBIDDEN, desc = "ran twice, never, or the batches disagree")
+  @State
+  public static class DoubleSchedule {
+    final String id = "dbl-" + IDS.incrementAndGet();
+    volatile Batch a;
+    volatile Batch b;
+
+    @Actor
+    public void first() {
+      a = ALLOWING.schedule("s", List.of(CallRequest.of(id, "t", "{}")));
+    }
+
+    @Actor
+    public void second() {
+      b = ALLOWING.schedule("s", List.of(CallRequest.of(id, "t", "{}")));
+    }
+
+    @Arbiter
+    public void arbiter(I_Result r) {
+      ToolCallSnapshot sa = a.join().get(0).snapshot();
+      ToolCallSnapshot sb = b.join().get(0).snapshot();
+      AtomicInteger n = ENTRIES.remove(id);
+      r.r1 = (n == null ? 0 : n.get()) + (sa == sb ? 0 : 10);
+    }
+  }
+}
