@@ -102,7 +102,7 @@ final class ArgumentParser {
       return malformed("The arguments start with a byte order mark (U+FEFF) at "
           + ModelText.position(raw, start) + ". Send the JSON without it.");
     }
-    if (first == '{' || first == '[' || first == '"') {
+    if (first == '{' || first == '[' || first == '"' || first == '}' || first == ']') {
       return readJson(raw);
     }
     if ((first >= '0' && first <= '9') || first == '-' || first == 't' || first == 'f' || first == 'n') {

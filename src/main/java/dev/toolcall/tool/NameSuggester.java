@@ -11,10 +11,10 @@ import java.util.Locale;
  * Finds registered tool names close to a name the model sent. Stateless.
  *
  * <p>Both names are first folded: Unicode NFKC (full-width letters become ASCII), invisible format characters
- * (zero-width space, joiners, BOM) and whitespace removed, lower case. A candidate is suggested when its folded
+ * (zero-width space, joiners, BOM), control characters and whitespace removed, lower case. A candidate is suggested when its folded
  * form equals the folded input (a look-alike), is within a small Damerau-Levenshtein distance (optimal string
  * alignment: a typo, a swapped pair), has the same words in another order ({@code file_read}), or when one contains
- * the other ({@code functions.read_file}, {@code read}). Closer kinds rank first, then registration order.
+ * the other ({@code functions.read_file}, {@code read}) or starts it ({@code sh} for {@code shell}). Closer kinds rank first, then registration order.
  */
 final class NameSuggester {
 
@@ -67,7 +67,8 @@ final class NameSuggester {
         return 4;
       }
     }
-    if (input.contains(candidate) || (input.length() >= 3 && candidate.contains(input))) {
+    if (input.contains(candidate) || (input.length() >= 3 && candidate.contains(input))
+        || (input.length() >= 2 && candidate.startsWith(input))) {
       return 5;
     }
     return -1;
@@ -79,7 +80,9 @@ final class NameSuggester {
     for (int i = 0; i < n.length(); ) {
       int cp = n.codePointAt(i);
       i += Character.charCount(cp);
-      if (Character.getType(cp) != Character.FORMAT && !Character.isWhitespace(cp) && !Character.isSpaceChar(cp)) {
+      int type = Character.getType(cp);
+      if (type != Character.FORMAT && type != Character.CONTROL && !Character.isWhitespace(cp)
+          && !Character.isSpaceChar(cp)) {
         out.appendCodePoint(cp);
       }
     }

@@ -23,7 +23,8 @@ import java.util.Objects;
  *       starting with a digit, {@code -}, {@code t}, {@code f} or {@code n} is JSON only if all of it is valid
  *       JSON ({@code 42}, {@code null}) and plain text otherwise ({@code ls -la}, {@code npm test}).
  * </ul>
- * Text starting with <code>{</code>, {@code [} or {@code "} must be one well-formed JSON value. Refused, with a
+ * Text starting with <code>{</code>, {@code [} or {@code "} must be one well-formed JSON value (and text starting
+ * with <code>}</code> or {@code ]} is refused as broken JSON). Refused, with a
  * {@link ParsedArguments.Invalid} and never an exception: malformed JSON, text after the value, comments, single
  * quotes, trailing commas, {@code NaN}/{@code Infinity}, leading zeros, a byte order mark, duplicate property names
  * (what a person approves could otherwise differ from what the tool reads), unpaired surrogates whether written
