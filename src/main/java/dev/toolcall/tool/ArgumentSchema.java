@@ -2,6 +2,10 @@ package dev.toolcall.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.Error;
+import com.networknt.schema.ExecutionConfig;
+import com.networknt.schema.ExecutionContext;
+import com.networknt.schema.ExecutionContextCustomizer;
+import com.networknt.schema.OutputFormat;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
@@ -82,10 +86,13 @@ final class ArgumentSchema {
   static final class Problems {
     final List<String> shown;
     final int total;
+    /** Whether {@link #total} is a lower bound (the validator stopped keeping errors). */
+    final boolean atLeast;
 
-    Problems(List<String> shown, int total) {
+    Problems(List<String> shown, int total, boolean atLeast) {
       this.shown = shown;
       this.total = total;
+      this.atLeast = atLeast;
     }
   }
 
@@ -96,16 +103,38 @@ final class ArgumentSchema {
   Problems validate(JsonNode instance, int cap) {
     List<Error> errors;
     try {
-      errors = schema.validate(instance);
+      CappedContext context = new CappedContext(schema.createExecutionContext().getExecutionConfig());
+      errors = schema.validate(context, instance, OutputFormat.DEFAULT, (ExecutionContextCustomizer) null);
     } catch (RuntimeException | StackOverflowError e) {
       return new Problems(List.of("the arguments could not be checked against the schema (a value is too complex"
-          + " to check); send simpler arguments"), 1);
+          + " to check); send simpler arguments"), 1, false);
     }
     List<String> shown = new ArrayList<>(Math.min(cap, errors.size()));
     for (int i = 0; i < errors.size() && i < cap; i++) {
       shown.add(line(errors.get(i)));
     }
-    return new Problems(List.copyOf(shown), errors.size());
+    return new Problems(List.copyOf(shown), errors.size(), errors.size() >= CappedContext.MAX_ERRORS);
+  }
+
+  /**
+   * Keeps at most {@link #MAX_ERRORS} errors in each error list the validator builds, so arguments with hundreds of
+   * thousands of wrong values cost no more memory than a hundred errors. Applicators such as {@code anyOf} and
+   * {@code not} only ask whether a list is empty, which a cap of at least one preserves.
+   */
+  private static final class CappedContext extends ExecutionContext {
+    static final int MAX_ERRORS = 100;
+
+    CappedContext(ExecutionConfig config) {
+      super(config);
+    }
+
+    @Override
+    public void addError(Error error) {
+      List<Error> current = getErrors();
+      if (current == null || current.size() < MAX_ERRORS) {
+        super.addError(error);
+      }
+    }
   }
 
   private static String line(Error error) {

@@ -115,12 +115,14 @@ public final class ToolCallValidator {
     }
     StringBuilder m = new StringBuilder("The arguments do not match the parameters schema of tool '")
         .append(entry.definition.name()).append("' (")
-        .append(problems.total).append(problems.total == 1 ? " problem):" : " problems):");
+        .append(problems.total).append(problems.atLeast ? " or more problems):"
+            : problems.total == 1 ? " problem):" : " problems):");
     for (String line : problems.shown) {
       m.append("\n- ").append(line);
     }
     if (problems.total > problems.shown.size()) {
-      m.append("\n- and ").append(problems.total - problems.shown.size()).append(" more");
+      m.append("\n- and ").append(problems.total - problems.shown.size())
+          .append(problems.atLeast ? " or more" : " more");
     }
     if (arguments instanceof ToolArguments.Text && !startsQuoted(arguments.raw())) {
       m.append("\nThe arguments were not JSON, so they were read as one plain string.");
