@@ -1,6 +1,7 @@
 package dev.toolcall.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.List;
 import java.util.Objects;
@@ -10,12 +11,65 @@ import java.util.Objects;
  * or structured JSON. Every form keeps the raw text the model sent, byte for byte: {@link #raw()} is never
  * normalised, so what a person approved is exactly what was shown.
  *
+ * <h2>Reading a model's text</h2>
+ * {@link #parse(String, ArgumentLimits)} decides the form from the text, after any leading JSON whitespace:
+ * <ul>
+ *   <li>blank text (providers send {@code ""} for a call without arguments): the empty object, {@link Json} with
+ *       the blank raw text kept;
+ *   <li>a JSON string: {@link Text} with the decoded value;
+ *   <li>a JSON array whose elements are all strings (including {@code []}): {@link TextList};
+ *   <li>any other JSON value (object, array, number, {@code true}, {@code false}, {@code null}): {@link Json};
+ *   <li>text that does not start like JSON: {@link Text} whose value is the raw text (a plain shell command). Text
+ *       starting with a digit, {@code -}, {@code t}, {@code f} or {@code n} is JSON only if all of it is valid
+ *       JSON ({@code 42}, {@code null}) and plain text otherwise ({@code ls -la}, {@code npm test}).
+ * </ul>
+ * Text starting with <code>{</code>, {@code [} or {@code "} must be one well-formed JSON value (and text starting
+ * with <code>}</code> or {@code ]} is refused as broken JSON). Refused, with a
+ * {@link ParsedArguments.Invalid} and never an exception: malformed JSON, text after the value, comments, single
+ * quotes, trailing commas, {@code NaN}/{@code Infinity}, leading zeros, a byte order mark, duplicate property names
+ * (what a person approves could otherwise differ from what the tool reads), unpaired surrogates whether written
+ * directly or as escapes, control characters other than tab and newline in plain text, and anything beyond the
+ * {@link ArgumentLimits} (including a number too large for a 64-bit float, such as {@code 1e400}).
+ *
  * <p>Instances are immutable and thread-safe. {@link Json#node()} returns a defensive copy.
  */
 public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.TextList, ToolArguments.Json {
 
   /** The raw text as the model (or a person editing it) wrote it. */
   String raw();
+
+  /**
+   * The JSON value these arguments stand for, the one a tool's schema is checked against: a JSON string for
+   * {@link Text}, an array of strings for {@link TextList}, the node for {@link Json}. A fresh copy each time.
+   */
+  JsonNode asJson();
+
+  /**
+   * Reads the text a model sent, under {@link ArgumentLimits#DEFAULT}. See {@link #parse(String, ArgumentLimits)}.
+   *
+   * @param raw the argument text exactly as received; null reads as no arguments, like {@code ""}
+   * @return the arguments, or why they were refused; never throws
+   */
+  static ParsedArguments parse(String raw) {
+    return parse(raw, ArgumentLimits.DEFAULT);
+  }
+
+  /**
+   * Reads the text a model sent into one of the three forms (see the class description), keeping {@code raw}
+   * byte for byte as {@link #raw()}. Safe for any input: every failure is returned as a
+   * {@link ParsedArguments.Invalid} of kind {@link dev.toolcall.FailureKind#MALFORMED_ARGUMENTS} or
+   * {@link dev.toolcall.FailureKind#ARGUMENTS_TOO_LARGE} with a message for the model that gives the line and
+   * column. Thread-safe.
+   *
+   * @param raw the argument text exactly as received; null reads as no arguments, like {@code ""}
+   * @param limits the parsing limits
+   * @return the arguments, or why they were refused; never throws for any {@code raw}
+   * @throws NullPointerException if {@code limits} is null (a programming error)
+   */
+  static ParsedArguments parse(String raw, ArgumentLimits limits) {
+    Objects.requireNonNull(limits, "limits");
+    return ArgumentParser.forLimits(limits).parse(raw);
+  }
 
   /** A single unnamed string argument, for example a shell command. */
   static Text ofText(String value) {
@@ -63,6 +117,12 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
       Objects.requireNonNull(value, "value");
     }
 
+    /** The value as a JSON string. */
+    @Override
+    public JsonNode asJson() {
+      return JsonNodeFactory.instance.textNode(value);
+    }
+
     @Override
     public String toString() {
       return raw;
@@ -80,6 +140,14 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
     public TextList {
       Objects.requireNonNull(raw, "raw");
       values = List.copyOf(values);
+    }
+
+    /** The values as a JSON array of strings. */
+    @Override
+    public JsonNode asJson() {
+      ArrayNode array = JsonNodeFactory.instance.arrayNode(values.size());
+      values.forEach(array::add);
+      return array;
     }
 
     @Override
@@ -104,6 +172,12 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
     /** A copy of the parsed JSON: changing it changes nothing here. */
     @Override
     public JsonNode node() {
+      return node.deepCopy();
+    }
+
+    /** A copy of the parsed JSON, as {@link #node()}. */
+    @Override
+    public JsonNode asJson() {
       return node.deepCopy();
     }
 

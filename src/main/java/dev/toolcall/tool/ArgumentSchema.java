@@ -1,0 +1,157 @@
+package dev.toolcall.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.Error;
+import com.networknt.schema.ExecutionConfig;
+import com.networknt.schema.ExecutionContext;
+import com.networknt.schema.ExecutionContextCustomizer;
+import com.networknt.schema.OutputFormat;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaLocation;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SchemaRegistryConfig;
+import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.path.PathType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A tool's parameters schema, compiled once when its {@link ToolRegistry} is built (networknt json-schema-validator
+ * 2.x). Immutable after construction and thread-safe: a compiled {@link Schema} keeps no per-validation state.
+ *
+ * <p>Schemas without {@code $schema} are read as JSON Schema 2020-12; drafts 4, 6, 7 and 2019-09 are honoured when
+ * declared. A schema is first checked against its dialect's meta-schema, so a malformed schema (such as
+ * {@code "type": 123}) is refused at build instead of failing every call later. References are resolved within the
+ * schema and the bundled meta-schemas only: nothing is fetched from the network.
+ */
+final class ArgumentSchema {
+
+  private final Schema schema;
+
+  private ArgumentSchema(Schema schema) {
+    this.schema = schema;
+  }
+
+  /** A compiler for one registry build: holds the networknt registry (and its loaded meta-schemas). */
+  static final class Compiler {
+    private final SchemaRegistry registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12,
+        builder -> builder.schemaRegistryConfig(SchemaRegistryConfig.builder()
+            .pathType(PathType.JSON_POINTER)
+            .build()));
+
+    /**
+     * Compiles {@code definition}'s parameters schema.
+     *
+     * @throws IllegalArgumentException naming the tool and what is wrong, if the schema is not a valid schema
+     */
+    ArgumentSchema compile(ToolDefinition definition) {
+      JsonNode node = definition.parameters();
+      String tool = definition.name();
+      JsonNode declared = node.get("$schema");
+      Optional<SpecificationVersion> version = SpecificationVersion.fromSchemaNode(node);
+      if (declared != null && version.isEmpty()) {
+        throw new IllegalArgumentException("the parameters schema of tool '" + tool + "' declares an unsupported "
+            + "$schema " + declared + "; use one of the JSON Schema drafts 4, 6, 7, 2019-09 or 2020-12, or omit it"
+            + " for 2020-12");
+      }
+      List<Error> problems;
+      try {
+        Schema meta = registry.getSchema(
+            SchemaLocation.of(version.orElse(SpecificationVersion.DRAFT_2020_12).getDialectId()));
+        problems = meta.validate(node);
+      } catch (RuntimeException e) {
+        throw cannotCompile(tool, e);
+      }
+      if (!problems.isEmpty()) {
+        throw new IllegalArgumentException("the parameters schema of tool '" + tool + "' is not a valid JSON "
+            + "Schema: " + describe(problems, 10));
+      }
+      try {
+        Schema schema = registry.getSchema(node);
+        schema.initializeValidators();
+        return new ArgumentSchema(schema);
+      } catch (RuntimeException e) {
+        throw cannotCompile(tool, e);
+      }
+    }
+
+    private static IllegalArgumentException cannotCompile(String tool, RuntimeException e) {
+      return new IllegalArgumentException("the parameters schema of tool '" + tool + "' cannot be compiled: "
+          + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
+    }
+  }
+
+  /** What validation found: the first problems (at most the cap), and how many there were in all. */
+  static final class Problems {
+    final List<String> shown;
+    final int total;
+    /** Whether {@link #total} is a lower bound (the validator stopped keeping errors). */
+    final boolean atLeast;
+
+    Problems(List<String> shown, int total, boolean atLeast) {
+      this.shown = shown;
+      this.total = total;
+      this.atLeast = atLeast;
+    }
+  }
+
+  /**
+   * Validates {@code instance}; never throws. Each problem reads "at POINTER: what was expected", the pointer being
+   * the JSON Pointer of the offending value ("the top level" for the whole value).
+   */
+  Problems validate(JsonNode instance, int cap) {
+    List<Error> errors;
+    try {
+      CappedContext context = new CappedContext(schema.createExecutionContext().getExecutionConfig());
+      errors = schema.validate(context, instance, OutputFormat.DEFAULT, (ExecutionContextCustomizer) null);
+    } catch (RuntimeException | StackOverflowError e) {
+      return new Problems(List.of("the arguments could not be checked against the schema (a value is too complex"
+          + " to check); send simpler arguments"), 1, false);
+    }
+    List<String> shown = new ArrayList<>(Math.min(cap, errors.size()));
+    for (int i = 0; i < errors.size() && i < cap; i++) {
+      shown.add(line(errors.get(i)));
+    }
+    return new Problems(List.copyOf(shown), errors.size(), errors.size() >= CappedContext.MAX_ERRORS);
+  }
+
+  /**
+   * Keeps at most {@link #MAX_ERRORS} errors in each error list the validator builds, so arguments with hundreds of
+   * thousands of wrong values cost no more memory than a hundred errors. Applicators such as {@code anyOf} and
+   * {@code not} only ask whether a list is empty, which a cap of at least one preserves.
+   */
+  private static final class CappedContext extends ExecutionContext {
+    static final int MAX_ERRORS = 100;
+
+    CappedContext(ExecutionConfig config) {
+      super(config);
+    }
+
+    @Override
+    public void addError(Error error) {
+      List<Error> current = getErrors();
+      if (current == null || current.size() < MAX_ERRORS) {
+        super.addError(error);
+      }
+    }
+  }
+
+  private static String line(Error error) {
+    String pointer = error.getInstanceLocation() == null ? "" : error.getInstanceLocation().toString();
+    String where = pointer.isEmpty() ? "the top level" : ModelText.visible(pointer, 120, false);
+    String message = error.getMessage() == null ? "is not valid" : error.getMessage();
+    return "at " + where + ": " + ModelText.visible(message, 300, false);
+  }
+
+  private static String describe(List<Error> errors, int cap) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < errors.size() && i < cap; i++) {
+      out.append(i == 0 ? "" : "; ").append(line(errors.get(i)));
+    }
+    if (errors.size() > cap) {
+      out.append("; and ").append(errors.size() - cap).append(" more");
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,252 @@
+package dev.toolcall.tool;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The tools a runtime offers, by name. Immutable and thread-safe once built: look-ups need no locks and see the same
+ * tools forever.
+ *
+ * <h2>Building</h2>
+ * {@link #builder()} registers tools in order; a second tool with a name already registered is a programming error
+ * and throws at once, naming the duplicate. Each tool's {@link Tool#definition()} is read once, at registration, and
+ * its parameters schema is compiled once, at {@link Builder#build()}; a schema that is not valid JSON Schema (or
+ * cannot be compiled) throws there, naming the tool.
+ *
+ * <h2>Names</h2>
+ * Names match exactly, code unit for code unit: a name that differs in letter case, uses full-width letters or
+ * carries invisible characters (zero-width space) is not the tool's name. Such look-alikes are what
+ * {@link #suggestions(String)} finds, so the model can be told the right name: see {@link #unknownToolMessage}.
+ */
+public final class ToolRegistry {
+
+  /** At most this many names are listed as available in an unknown-tool message. */
+  static final int MAX_LISTED = 50;
+  /** At most this many suggestions are made. */
+  static final int MAX_SUGGESTIONS = 5;
+
+  private final Map<String, Entry> byName;
+  private final List<Tool> tools;
+  private final List<ToolDefinition> definitions;
+  private final List<String> names;
+
+  /** A registered tool with the definition read at registration and its compiled schema. */
+  static final class Entry {
+    final Tool tool;
+    final ToolDefinition definition;
+    final ArgumentSchema schema;
+
+    Entry(Tool tool, ToolDefinition definition, ArgumentSchema schema) {
+      this.tool = tool;
+      this.definition = definition;
+      this.schema = schema;
+    }
+  }
+
+  private ToolRegistry(Map<String, Entry> byName) {
+    this.byName = Collections.unmodifiableMap(byName);
+    List<Tool> t = new ArrayList<>(byName.size());
+    List<ToolDefinition> d = new ArrayList<>(byName.size());
+    for (Entry e : byName.values()) {
+      t.add(e.tool);
+      d.add(e.definition);
+    }
+    this.tools = List.copyOf(t);
+    this.definitions = List.copyOf(d);
+    this.names = List.copyOf(byName.keySet());
+  }
+
+  /** A builder for a registry. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * A registry of {@code tools}, in this order.
+   *
+   * @throws IllegalArgumentException if two tools share a name, or a schema is invalid
+   */
+  public static ToolRegistry of(Tool... tools) {
+    Objects.requireNonNull(tools, "tools");
+    return builder().registerAll(List.of(tools)).build();
+  }
+
+  /**
+   * A registry of {@code tools}, in iteration order.
+   *
+   * @throws IllegalArgumentException if two tools share a name, or a schema is invalid
+   */
+  public static ToolRegistry of(Iterable<? extends Tool> tools) {
+    return builder().registerAll(tools).build();
+  }
+
+  /** The tool named exactly {@code name}; empty for any other name, including null. */
+  public Optional<Tool> find(String name) {
+    Entry e = name == null ? null : byName.get(name);
+    return e == null ? Optional.empty() : Optional.of(e.tool);
+  }
+
+  /**
+   * The tool named exactly {@code name}.
+   *
+   * @throws NoSuchElementException with {@link #unknownToolMessage} if there is none
+   */
+  public Tool require(String name) {
+    Entry e = name == null ? null : byName.get(name);
+    if (e == null) {
+      throw new NoSuchElementException(unknownToolMessage(name));
+    }
+    return e.tool;
+  }
+
+  /** Whether a tool is named exactly {@code name}. */
+  public boolean contains(String name) {
+    return name != null && byName.containsKey(name);
+  }
+
+  /** The definitions, as read at registration, in registration order (what the model is told). Immutable. */
+  public List<ToolDefinition> definitions() {
+    return definitions;
+  }
+
+  /** The tools in registration order. Immutable. */
+  public List<Tool> tools() {
+    return tools;
+  }
+
+  /** The names in registration order. Immutable. */
+  public List<String> names() {
+    return names;
+  }
+
+  /** How many tools there are. */
+  public int size() {
+    return byName.size();
+  }
+
+  /**
+   * Registered names close to {@code name}, best first, at most five: the same name in another case, width or with
+   * invisible characters; a typo or swapped letters (Damerau-Levenshtein distance up to 1 to 3 by length); the same
+   * words in another order; or a name containing or contained in the other. Empty when nothing is close (and for
+   * null). Never throws.
+   */
+  public List<String> suggestions(String name) {
+    return NameSuggester.suggest(name, names, MAX_SUGGESTIONS);
+  }
+
+  /**
+   * What to tell the model when it called {@code name} and no tool has that name, for example
+   * {@code Unknown tool 'reed_file'. Did you mean read_file? Available tools: read_file, write_file.} The name is
+   * echoed with invisible characters spelled out ({@code \}{@code u200B}) and cut to 100 characters; at most 50
+   * available names are listed. Never throws.
+   */
+  public String unknownToolMessage(String name) {
+    StringBuilder out = new StringBuilder();
+    if (name == null || name.isEmpty()) {
+      out.append("The tool call does not name a tool.");
+    } else {
+      out.append("Unknown tool '").append(ModelText.visible(name, 100, false)).append("'.");
+      List<String> close = suggestions(name);
+      if (!close.isEmpty()) {
+        out.append(" Did you mean ").append(String.join(" or ", close)).append('?');
+        if (NameSuggester.lookAlike(name, close.get(0))) {
+          out.append(" Tool names must match exactly: letter case, width and invisible characters count.");
+        }
+      }
+    }
+    if (names.isEmpty()) {
+      out.append(" No tools are available.");
+    } else {
+      out.append(" Available tools: ");
+      out.append(String.join(", ", names.subList(0, Math.min(MAX_LISTED, names.size()))));
+      if (names.size() > MAX_LISTED) {
+        out.append(", and ").append(names.size() - MAX_LISTED).append(" more");
+      }
+      out.append('.');
+    }
+    return out.toString();
+  }
+
+  /** The entry for exactly {@code name}, or null. */
+  Entry entry(String name) {
+    return name == null ? null : byName.get(name);
+  }
+
+  @Override
+  public String toString() {
+    return "ToolRegistry" + names;
+  }
+
+  /**
+   * Registers tools and builds a {@link ToolRegistry}. Not thread-safe; {@link #build()} may be called more than
+   * once, each registry independent of later registrations.
+   */
+  public static final class Builder {
+    private final LinkedHashMap<String, Registration> tools = new LinkedHashMap<>();
+
+    private static final class Registration {
+      final Tool tool;
+      final ToolDefinition definition;
+
+      Registration(Tool tool, ToolDefinition definition) {
+        this.tool = tool;
+        this.definition = definition;
+      }
+    }
+
+    private Builder() {}
+
+    /**
+     * Registers {@code tool} under its definition's name.
+     *
+     * @throws NullPointerException if the tool or its definition is null
+     * @throws IllegalArgumentException if a tool of that name is already registered
+     */
+    public Builder register(Tool tool) {
+      Objects.requireNonNull(tool, "tool");
+      ToolDefinition definition = Objects.requireNonNull(tool.definition(), "tool.definition()");
+      Registration existing = tools.get(definition.name());
+      if (existing != null) {
+        throw new IllegalArgumentException("duplicate tool name '" + definition.name() + "': " + tool
+            + " has the same name as the already registered " + existing.tool
+            + "; each tool needs a unique name");
+      }
+      tools.put(definition.name(), new Registration(tool, definition));
+      return this;
+    }
+
+    /**
+     * Registers each of {@code tools} in order.
+     *
+     * @throws IllegalArgumentException if a name is registered twice
+     */
+    public Builder registerAll(Iterable<? extends Tool> tools) {
+      Objects.requireNonNull(tools, "tools");
+      for (Tool tool : tools) {
+        register(tool);
+      }
+      return this;
+    }
+
+    /**
+     * Compiles every schema and builds the registry.
+     *
+     * @throws IllegalArgumentException naming the tool whose parameters schema is not a valid JSON Schema
+     */
+    public ToolRegistry build() {
+      ArgumentSchema.Compiler compiler = new ArgumentSchema.Compiler();
+      LinkedHashMap<String, Entry> entries = new LinkedHashMap<>();
+      for (Map.Entry<String, Registration> e : tools.entrySet()) {
+        Registration r = e.getValue();
+        entries.put(e.getKey(), new Entry(r.tool, r.definition, compiler.compile(r.definition)));
+      }
+      return new ToolRegistry(entries);
+    }
+  }
+}
