@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * whatever was printed meanwhile, {@link #printAbove(String)} prints text and redraws the list under it.
  *
  * <h2>Closing</h2>
- * {@link #close()} closes the subscriptions, draws a last frame (plain: writes what was not yet written), stops the
+ * {@link #close()} takes the events published before it was called, closes the subscriptions, draws a last frame (plain: writes what was not yet written), stops the
  * thread and waits for it to end (bounded: 5 s; not when called on the display's own thread, which cannot wait for
  * itself). It is idempotent; snapshots tracked after it are ignored.
  *
@@ -114,7 +114,7 @@ public final class LiveDisplay implements AutoCloseable {
       @Override
       public void onEvent(Event event) {
         if (event instanceof ToolCallEvent e) {
-          track(e.snapshot());
+          merge(e.snapshot()); // not track(): events published before close() still count
         }
       }
 
@@ -134,8 +134,12 @@ public final class LiveDisplay implements AutoCloseable {
   public void track(ToolCallSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");
     if (!closed.get()) {
-      latest.merge(snapshot.callId(), snapshot, (a, b) -> b.version() > a.version() ? b : a);
+      merge(snapshot);
     }
+  }
+
+  private void merge(ToolCallSnapshot snapshot) {
+    latest.merge(snapshot.callId(), snapshot, (a, b) -> b.version() > a.version() ? b : a);
   }
 
   /** The latest snapshot of every call shown, in no particular order. */
@@ -197,6 +201,17 @@ public final class LiveDisplay implements AutoCloseable {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    if (Thread.currentThread() != thread) {
+      // Events published before close() sit in the display thread's queue (a bus subscription's serial executor
+      // runs on it): a barrier behind them lets them arrive before the subscriptions close.
+      try {
+        exec.submit(() -> { }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+        log.warn("live display did not take the events published before close", e);
+      }
     }
     for (Subscription s : subscriptions) {
       s.close();
