@@ -3,15 +3,15 @@ package dev.toolcall.event;
 import java.time.Instant;
 
 /**
- * Something that happened to a tool call (and, later, to a conversation). Events are immutable records of this
+ * Something that happened to a tool call or to a conversation. Events are immutable records of this
  * sealed hierarchy; each carries the id of what it happened to, its version there, and when.
  *
- * <p>Per source (one call), every subscriber sees events in version order, each exactly once. Events of different
- * sources are not ordered with each other.
+ * <p>Per source (one call or one conversation), every subscriber sees events in version order, each exactly once.
+ * Events of different sources are not ordered with each other.
  */
-public sealed interface Event permits ToolCallEvent {
+public sealed interface Event permits ToolCallEvent, ConversationEvent {
 
-  /** The id of the call this happened to. */
+  /** The id of what this happened to: a call id, or a conversation id. */
   String sourceId();
 
   /** The session the source belongs to. */

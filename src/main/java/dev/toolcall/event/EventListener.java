@@ -28,6 +28,8 @@ public interface EventListener {
       onOutputAppended(e);
     } else if (event instanceof ToolCallEvent.RetryScheduled e) {
       onRetryScheduled(e);
+    } else if (event instanceof ConversationEvent e) {
+      onConversationEvent(e);
     }
   }
 
@@ -45,6 +47,9 @@ public interface EventListener {
 
   /** A call will be retried. */
   default void onRetryScheduled(ToolCallEvent.RetryScheduled event) {}
+
+  /** A conversation was created or changed state. */
+  default void onConversationEvent(ConversationEvent event) {}
 
   /**
    * One listener that calls each of {@code listeners} in order. A throw from one is logged and isolated: the ones

@@ -1,0 +1,190 @@
+package dev.toolcall.conversation;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/** The {@link ModelClient} adapters: blocking, replayed, streaming. */
+final class ModelClients {
+  private ModelClients() {}
+
+  static ModelClient blocking(ModelClient.Blocking fn, Executor executor) {
+    return new ModelClient() {
+      @Override
+      public CompletionStage<ModelResponse> complete(ModelRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (executor == null) {
+          return call(fn, request);
+        }
+        CompletableFuture<ModelResponse> f = new CompletableFuture<>();
+        try {
+          executor.execute(() -> call(fn, request).whenComplete((r, t) -> {
+            if (t != null) {
+              f.completeExceptionally(t);
+            } else {
+              f.complete(r);
+            }
+          }));
+        } catch (RejectedExecutionException e) {
+          f.completeExceptionally(ModelException.of(ModelException.Kind.OTHER,
+              "model request not started: the executor rejected it", e));
+        }
+        return f;
+      }
+
+      @Override
+      public String toString() {
+        return "ModelClient.blocking(" + fn + (executor == null ? "" : ", " + executor) + ")";
+      }
+    };
+  }
+
+  private static CompletableFuture<ModelResponse> call(ModelClient.Blocking fn, ModelRequest request) {
+    try {
+      ModelResponse r = fn.complete(request);
+      if (r == null) {
+        return CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+            "the model client returned no response"));
+      }
+      return CompletableFuture.completedFuture(r);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return CompletableFuture.failedFuture(ModelException.from(e));
+    }
+  }
+
+  /** The default {@link ModelClient#stream}: wait for the complete response, then replay it as deltas. */
+  static CompletionStage<ModelResponse> replayed(ModelClient client, ModelRequest request,
+      Consumer<? super ModelDelta> listener) {
+    CompletionStage<ModelResponse> stage;
+    try {
+      stage = client.complete(request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(ModelException.from(e));
+    }
+    if (stage == null) {
+      return CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+          "the model client returned no stage"));
+    }
+    CompletableFuture<ModelResponse> out = new CompletableFuture<>();
+    stage.whenComplete((r, t) -> {
+      if (t != null) {
+        out.completeExceptionally(ModelException.from(t));
+      } else if (r == null) {
+        out.completeExceptionally(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+            "the model client returned no response"));
+      } else {
+        try {
+          for (ModelDelta d : ModelDelta.replay(r)) {
+            listener.accept(d);
+          }
+          out.complete(r);
+        } catch (Throwable e) { // the listener's failure is reported through the stage
+          out.completeExceptionally(listenerFailed(e));
+        }
+      }
+    });
+    return out;
+  }
+
+  static ModelException listenerFailed(Throwable e) {
+    if (e instanceof VirtualMachineError vme) {
+      throw vme;
+    }
+    return ModelException.of(ModelException.Kind.OTHER, "the delta listener failed: " + e, e);
+  }
+
+  /** {@link ModelClient#streaming}. */
+  static final class Streaming implements ModelClient {
+    private final StreamingModelClient source;
+
+    Streaming(StreamingModelClient source) {
+      this.source = source;
+    }
+
+    @Override
+    public CompletionStage<ModelResponse> complete(ModelRequest request) {
+      return stream(request, d -> {});
+    }
+
+    @Override
+    public CompletionStage<ModelResponse> stream(ModelRequest request, Consumer<? super ModelDelta> listener) {
+      Objects.requireNonNull(request, "request");
+      Objects.requireNonNull(listener, "listener");
+      Sink sink = new Sink(listener);
+      CompletableFuture<ModelResponse> out = new CompletableFuture<>();
+      CompletionStage<Void> done;
+      try {
+        done = source.stream(request, sink);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(sink.failure != null ? sink.failure : ModelException.from(e));
+      }
+      if (done == null) {
+        return CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+            "the streaming model client returned no stage"));
+      }
+      done.whenComplete((v, t) -> {
+        ModelException failed = sink.failure;
+        if (failed != null) {
+          out.completeExceptionally(failed);
+        } else if (t != null) {
+          out.completeExceptionally(ModelException.from(t));
+        } else {
+          try {
+            out.complete(sink.assembler.response());
+          } catch (ModelException e) {
+            out.completeExceptionally(e);
+          }
+        }
+      });
+      return out;
+    }
+
+    @Override
+    public String toString() {
+      return "ModelClient.streaming(" + source + ")";
+    }
+  }
+
+  /** Feeds the assembler and forwards to the listener until the first failure. */
+  private static final class Sink implements Consumer<ModelDelta> {
+    final ModelResponseAssembler assembler = new ModelResponseAssembler();
+    private final Consumer<? super ModelDelta> listener;
+    /** Set once, by the source's thread; read after the source's stage completed. */
+    volatile ModelException failure;
+
+    Sink(Consumer<? super ModelDelta> listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void accept(ModelDelta delta) {
+      if (failure != null) {
+        return;
+      }
+      List<ModelDelta> out;
+      try {
+        out = assembler.accept(Objects.requireNonNull(delta, "delta"));
+      } catch (ModelException e) {
+        failure = e;
+        return;
+      } catch (NullPointerException e) {
+        failure = ModelException.of(ModelException.Kind.MALFORMED_RESPONSE, "malformed model stream: null delta");
+        return;
+      }
+      try {
+        for (ModelDelta d : out) {
+          listener.accept(d);
+        }
+      } catch (Throwable e) { // the listener's failure is reported through the stage
+        failure = listenerFailed(e);
+      }
+    }
+  }
+}
