@@ -152,6 +152,48 @@ public final class ToolCall {
   }
 
   /**
+   * Moves from {@code expected} to the non-terminal {@code target} only while the arguments are still those of
+   * {@code argumentsVersion}: one compare-and-set, so an approval made on arguments that were edited meanwhile loses
+   * instead of approving arguments nobody saw.
+   *
+   * @return won with the new snapshot, or lost with the current one when the state or the arguments version differ
+   * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> target} is not in the matrix
+   * @throws IllegalArgumentException if {@code target} is terminal
+   */
+  public TransitionResult<ToolCallSnapshot> transition(ToolCallState expected, int argumentsVersion,
+      ToolCallState target, Change change) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(change, "change");
+    ToolCallState.TABLE.check(expected, target);
+    if (target.isTerminal()) {
+      throw new IllegalArgumentException("target " + target
+          + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
+    }
+    return logged(cell.transitionFromCurrent(target,
+        cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
+        cur -> cur.next(target, change, null, ticker.read())), expected, change);
+  }
+
+  /**
+   * Ends the call with {@code outcome} if it is in {@code expected} and its arguments are still those of
+   * {@code argumentsVersion} (a person's denial of arguments that were edited meanwhile loses).
+   *
+   * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> outcome.state()} is not in the matrix
+   */
+  public TransitionResult<ToolCallSnapshot> terminate(ToolCallState expected, int argumentsVersion, Outcome outcome,
+      Reason reason) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(outcome, "outcome");
+    Objects.requireNonNull(reason, "reason");
+    ToolCallState target = outcome.state();
+    ToolCallState.TABLE.check(expected, target);
+    return finished(logged(cell.transitionFromCurrent(target,
+        cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
+        cur -> cur.next(target, reason, outcome, ticker.read())), expected, reason));
+  }
+
+  /**
    * Ends the call with {@code outcome} if it is in {@code expected}; the target is the outcome's state.
    *
    * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> outcome.state()} is not in the matrix
@@ -212,6 +254,19 @@ public final class ToolCall {
     Objects.requireNonNull(arguments, "arguments");
     Objects.requireNonNull(by, "by");
     return cell.update(cur -> cur.state() == expected, cur -> cur.withArguments(arguments, by, ticker.read()));
+  }
+
+  /**
+   * Replaces the arguments while the call is in {@code expected} and its arguments are still those of
+   * {@code argumentsVersion}: of two edits made on the same version, exactly one wins.
+   */
+  public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, int argumentsVersion,
+      ToolArguments arguments, String by) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(arguments, "arguments");
+    Objects.requireNonNull(by, "by");
+    return cell.update(cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
+        cur -> cur.withArguments(arguments, by, ticker.read()));
   }
 
   /** Records a chunk of live output while the call is RUNNING; loses when it is not. */

@@ -1,0 +1,736 @@
+package dev.toolcall.permission;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import dev.toolcall.Change;
+import dev.toolcall.DenialSource;
+import dev.toolcall.Outcome;
+import dev.toolcall.Reason;
+import dev.toolcall.Ticker;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.fsm.TransitionResult;
+import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.tool.ToolDefinition;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides whether tool calls may run: by policy, grants and approval mode first, and otherwise by asking a person
+ * through a FIFO queue of {@link PermissionRequest}s, each with a deadline after which it is denied.
+ *
+ * <h2>The scheduler's side</h2>
+ * {@link #authorize} takes a PENDING call whose arguments passed validation. The returned stage completes once,
+ * never exceptionally, with the call's snapshot when it is clear whether the call may run:
+ * <ul>
+ *   <li>{@link ToolCallState#PENDING}: no permission needed (the tool does not require approval and no rule or mode
+ *       denied it); the caller moves it to RUNNING;</li>
+ *   <li>{@link ToolCallState#PERMISSION_APPROVED}: approved by a person, a grant, a rule or the mode; the snapshot's
+ *       arguments are exactly those approved;</li>
+ *   <li>a terminal state: denied (by a person, a rule or the mode, or because nobody answered in time) or
+ *       cancelled.</li>
+ * </ul>
+ * The order of checks is: {@link ApprovalMode#READ_ONLY} denies tools that are not read-only; a deny rule denies; an
+ * ask rule asks; an allow rule approves; a tool that needs no approval passes; a session grant or a stored grant
+ * approves; {@link ApprovalMode#ALLOW_ALL}, or {@link ApprovalMode#AUTO_APPROVE_EDITS} for an edit tool, approves;
+ * otherwise a person is asked.
+ *
+ * <h2>The UI's side</h2>
+ * {@link #pending()} lists waiting requests in arrival order; {@link #nextRequest()} and {@link #awaitNext} give the
+ * oldest waiting request (at once if there is one); {@link #decide} answers one. Every change is also an event of
+ * the call on its {@link dev.toolcall.event.EventBus}, in the call's version order: the transition to
+ * PERMISSION_PENDING with a {@link Change.PermissionAsked} (the request opened), {@code ArgumentsModified} (the
+ * arguments were edited), and the transition out of PERMISSION_PENDING whose reason says who won and why.
+ *
+ * <h2>Exactly one outcome</h2>
+ * Approve, deny, timeout and cancel race through the call's own compare-and-set: the first wins, the others change
+ * nothing and {@link #decide} tells them what won ({@link DecisionResult.Lost}). A decision names the arguments
+ * version it was made on and is refused as {@link DecisionResult.Stale} when the arguments changed since; the check
+ * is part of the same compare-and-set, so nothing is approved that its approver did not see. The request leaves the
+ * queue exactly once, whoever resolved it (a cancel of the call from outside included), and the grant of "approve
+ * always" is written only when that decision won.
+ *
+ * <h2>Deadlines</h2>
+ * Each request times out after the tool's {@link ToolDefinition#permissionTimeoutIfSet() permission timeout} or the
+ * service's default; huge durations saturate. Deadlines are measured on the monotonic {@link Ticker}, never on the
+ * wall clock: a task that fires early is re-scheduled, so no request times out early. A timeout denies the call
+ * with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial.
+ *
+ * <h2>Close</h2>
+ * {@link #close()} cancels the call of every waiting request (never approves it), fails pending
+ * {@link #nextRequest()} stages with {@link CancellationException}, wakes {@link #awaitNext} with empty, stops the
+ * deadline thread, and makes every later {@link #authorize} cancel its call at once.
+ *
+ * <p>Thread-safe: every method may be called from any thread. No lock is held while a call changes state.
+ */
+public final class PermissionService implements AutoCloseable {
+
+  /*
+   * Design. A waiting request is a Pending entry, reachable by id (byId) and in arrival order (queue, keyed by a
+   * sequence number). The call's state is the truth: an entry is resolved when its call leaves PERMISSION_PENDING,
+   * by whoever's compare-and-set won. The winner then calls finish(), which is idempotent (the entry's done flag)
+   * and removes the entry from both maps, cancels its timer and completes the authorize stage. Because an entry may
+   * be resolved while authorize() is still inserting it (an inline listener deciding on the PermissionAsked event),
+   * authorize() re-checks done after each insertion and undoes it; finish() sets done before removing, so one of the
+   * two always sees the other. The same pattern keeps close() and authorize() from missing each other (closed flag
+   * vs. byId). Waiters of nextRequest() are guarded by waitLock; the head of the queue is computed under it.
+   */
+
+  private static final Logger log = LoggerFactory.getLogger(PermissionService.class);
+  static final String CLOSED = "permission service closed";
+
+  private final PermissionPolicy policy;
+  private final GrantStore grantStore;
+  private final Duration defaultTimeout;
+  private final Clock clock;
+  private final Ticker ticker;
+  private final DeadlineScheduler deadlines;
+  private final String idPrefix;
+
+  /** Set by any thread; read at each authorize. */
+  private volatile ApprovalMode mode;
+  /** Set once, under waitLock. */
+  private volatile boolean closed;
+
+  private final AtomicLong sequence = new AtomicLong();
+  private final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
+  private final ConcurrentSkipListMap<Long, Pending> queue = new ConcurrentSkipListMap<>();
+  /** Requests resolved recently: id -> the snapshot that resolved them, so a late decision learns what won. */
+  private final Cache<String, ToolCallSnapshot> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
+  /** Session id -> its grants (immutable lists, replaced atomically). */
+  private final ConcurrentHashMap<String, List<Grant>> sessionGrants = new ConcurrentHashMap<>();
+
+  private final Object waitLock = new Object();
+  /** Guarded by waitLock. */
+  private final List<CompletableFuture<PermissionRequest>> waiters = new ArrayList<>();
+
+  private PermissionService(Builder b) {
+    this.policy = b.policy;
+    this.grantStore = b.grantStore;
+    this.mode = b.approvalMode;
+    this.defaultTimeout = b.defaultTimeout;
+    this.clock = b.clock;
+    this.ticker = b.ticker;
+    this.deadlines = b.deadlineScheduler != null ? b.deadlineScheduler : DeadlineScheduler.newDefault();
+    this.idPrefix = "perm-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
+  }
+
+  /** Starts a service; every part has a default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ---------------------------------------------------------------------------------------------- scheduler side
+
+  /**
+   * Decides whether {@code call} may run (see the class comment for the order of checks and what the snapshot
+   * means). The stage completes once and never exceptionally; for a call that is asked about it completes when the
+   * request is resolved.
+   *
+   * @param call a call in PENDING (a call already terminal is answered with its snapshot at once)
+   * @param definition the tool's definition
+   * @throws IllegalArgumentException if the call is neither PENDING nor terminal (a programming error)
+   */
+  public CompletionStage<ToolCallSnapshot> authorize(ToolCall call, ToolDefinition definition) {
+    Objects.requireNonNull(call, "call");
+    Objects.requireNonNull(definition, "definition");
+    for (;;) {
+      if (closed) {
+        return done(call.cancel(CLOSED).snapshot());
+      }
+      ToolCallSnapshot s = call.snapshot();
+      if (s.isTerminal()) {
+        return done(s);
+      }
+      if (s.state() != ToolCallState.PENDING) {
+        throw new IllegalArgumentException("call " + call.callId() + " must be PENDING to be authorized, was "
+            + s.state());
+      }
+      CompletionStage<ToolCallSnapshot> r = evaluate(call, definition, s);
+      if (r != null) {
+        return r;
+      }
+      // the arguments changed while we asked; evaluate again
+    }
+  }
+
+  private CompletionStage<ToolCallSnapshot> evaluate(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
+    String tool = call.toolName();
+    ToolArguments args = s.arguments();
+    ApprovalMode m = mode;
+    if (m == ApprovalMode.READ_ONLY && !definition.readOnly()) {
+      return denyByPolicy(call, "Only read-only tools may run in plan (read-only) mode.");
+    }
+    PermissionPolicy.Verdict verdict = policy.evaluate(tool, args);
+    if (verdict.rule().isPresent()) {
+      PermissionRule rule = verdict.rule().get();
+      switch (verdict.effect()) {
+        case DENY:
+          return denyByPolicy(call, "Rule: " + rule + ".");
+        case ASK:
+          return ask(call, definition, s);
+        default:
+          return definition.requiresApproval() ? approve(call, "rule " + rule) : done(s);
+      }
+    }
+    if (!definition.requiresApproval()) {
+      return done(s);
+    }
+    Instant now = clock.instant();
+    for (Grant g : sessionGrants.getOrDefault(call.sessionId(), List.of())) {
+      if (g.covers(tool, args, now)) {
+        return approve(call, "session grant " + g.form());
+      }
+    }
+    Optional<Grant> stored;
+    try {
+      stored = grantStore.find(tool, args, now);
+    } catch (RuntimeException e) {
+      log.warn("grant store {} failed to look up {}; asking instead", grantStore, tool, e);
+      stored = Optional.empty();
+    }
+    if (stored.isPresent()) {
+      return approve(call, "grant " + stored.get().id() + " " + stored.get().form());
+    }
+    if (m == ApprovalMode.ALLOW_ALL) {
+      return approve(call, "approval mode ALLOW_ALL");
+    }
+    if (m == ApprovalMode.AUTO_APPROVE_EDITS && policy.isEditTool(tool)) {
+      return approve(call, "approval mode AUTO_APPROVE_EDITS: edit tool");
+    }
+    return ask(call, definition, s);
+  }
+
+  private CompletionStage<ToolCallSnapshot> approve(ToolCall call, String why) {
+    return done(call.transition(ToolCallState.PENDING, ToolCallState.PERMISSION_APPROVED,
+        Reason.AUTO_APPROVED.withMessage("auto-approved by " + why)).snapshot());
+  }
+
+  private CompletionStage<ToolCallSnapshot> denyByPolicy(ToolCall call, String why) {
+    TransitionResult<ToolCallSnapshot> r = call.transition(ToolCallState.PENDING, ToolCallState.PERMISSION_PENDING,
+        Reason.PERMISSION_REQUIRED.withMessage("denied by policy without asking"));
+    if (r.lost()) {
+      return done(r.snapshot());
+    }
+    return done(call.deny(DenialSource.POLICY, why).snapshot());
+  }
+
+  /** Opens a request; null when the arguments changed meanwhile (the caller evaluates again). */
+  private CompletionStage<ToolCallSnapshot> ask(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
+    Duration timeout = definition.permissionTimeoutIfSet().orElse(defaultTimeout);
+    long nanos = saturatedNanos(timeout);
+    long deadlineTick = saturatedAdd(ticker.read(), nanos);
+    Instant createdAt = clock.instant();
+    Instant deadline = saturatedPlus(createdAt, timeout);
+    long seq = sequence.incrementAndGet();
+    String id = idPrefix + seq;
+    Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
+        call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
+    byId.put(id, p);
+    TransitionResult<ToolCallSnapshot> r = call.transition(ToolCallState.PENDING, s.argumentsVersion(),
+        ToolCallState.PERMISSION_PENDING, new Change.PermissionAsked(id, s.argumentsVersion(), deadline,
+            deadlineTick));
+    if (r.lost()) {
+      byId.remove(id, p);
+      p.done.set(true);
+      ToolCallSnapshot cur = r.snapshot();
+      return cur.state() == ToolCallState.PENDING ? null : done(cur);
+    }
+    log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
+        call.toolName(), timeout);
+    queue.put(seq, p);
+    p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(nanos));
+    call.whenTerminal().thenAccept(t -> finish(p, t));
+    if (p.done.get()) {
+      queue.remove(seq, p);
+      p.cancelTimer();
+    } else {
+      signalWaiters();
+    }
+    if (closed) {
+      finish(p, call.cancel(CLOSED).snapshot());
+    }
+    return p.result.minimalCompletionStage();
+  }
+
+  private void onDeadline(Pending p) {
+    if (p.done.get()) {
+      return;
+    }
+    long left = p.request.deadlineTick() - ticker.read();
+    if (left > 0) {
+      p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(left));
+      if (p.done.get()) {
+        p.cancelTimer();
+      }
+      return;
+    }
+    TransitionResult<ToolCallSnapshot> r = p.call.deny(DenialSource.TIMEOUT,
+        "It waited " + format(p.timeout) + " for an answer.");
+    if (r.snapshot().state() != ToolCallState.PERMISSION_PENDING) {
+      finish(p, r.snapshot());
+    }
+  }
+
+  /** Resolves {@code p} once: out of both maps, timer cancelled, authorize stage completed with {@code s}. */
+  private void finish(Pending p, ToolCallSnapshot s) {
+    if (!p.done.compareAndSet(false, true)) {
+      return;
+    }
+    String id = p.request.requestId();
+    resolved.put(id, s);
+    byId.remove(id, p);
+    queue.remove(p.seq, p);
+    p.cancelTimer();
+    if (log.isDebugEnabled()) {
+      log.debug("permission request {} of call {} resolved: {} ({})", id, p.call.callId(), s.state(), s.change());
+    }
+    p.result.complete(s);
+  }
+
+  private static CompletionStage<ToolCallSnapshot> done(ToolCallSnapshot s) {
+    return CompletableFuture.completedStage(s);
+  }
+
+  // ------------------------------------------------------------------------------------------------------ UI side
+
+  /** The waiting requests, oldest first, each with the arguments as they are now. A copy. */
+  public List<PermissionRequest> pending() {
+    List<PermissionRequest> out = new ArrayList<>();
+    for (Pending p : queue.values()) {
+      PermissionRequest r = p.current();
+      if (r != null) {
+        out.add(r);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** The request with {@code requestId}, as it is now, while it waits. */
+  public Optional<PermissionRequest> request(String requestId) {
+    Objects.requireNonNull(requestId, "requestId");
+    Pending p = byId.get(requestId);
+    return p == null ? Optional.empty() : Optional.ofNullable(p.current());
+  }
+
+  /**
+   * The oldest waiting request: at once if there is one, otherwise when the next one opens. Several callers get
+   * the same request until it is resolved (this peeks, it does not take). After {@link #close()} the stage fails
+   * with {@link CancellationException}.
+   */
+  public CompletionStage<PermissionRequest> nextRequest() {
+    return next().minimalCompletionStage();
+  }
+
+  /**
+   * Blocks up to {@code timeout} for {@link #nextRequest()}; empty when none came in time or the service closed.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public Optional<PermissionRequest> awaitNext(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    CompletableFuture<PermissionRequest> f = next();
+    try {
+      return Optional.of(f.get(Math.max(0, saturatedNanos(timeout)), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException e) {
+      synchronized (waitLock) {
+        waiters.remove(f);
+      }
+      return f.isDone() && !f.isCompletedExceptionally() ? Optional.of(f.join()) : Optional.empty();
+    } catch (ExecutionException | CancellationException e) {
+      return Optional.empty();
+    }
+  }
+
+  private CompletableFuture<PermissionRequest> next() {
+    synchronized (waitLock) {
+      if (closed) {
+        return CompletableFuture.failedFuture(new CancellationException(CLOSED));
+      }
+      PermissionRequest head = head();
+      if (head != null) {
+        return CompletableFuture.completedFuture(head);
+      }
+      CompletableFuture<PermissionRequest> f = new CompletableFuture<>();
+      waiters.add(f);
+      return f;
+    }
+  }
+
+  private PermissionRequest head() {
+    for (Pending p : queue.values()) {
+      PermissionRequest r = p.current();
+      if (r != null) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private void signalWaiters() {
+    List<CompletableFuture<PermissionRequest>> ws;
+    PermissionRequest head;
+    synchronized (waitLock) {
+      if (waiters.isEmpty()) {
+        return;
+      }
+      head = head();
+      if (head == null) {
+        return;
+      }
+      ws = new ArrayList<>(waiters);
+      waiters.clear();
+    }
+    for (CompletableFuture<PermissionRequest> f : ws) {
+      f.complete(head);
+    }
+  }
+
+  /**
+   * Answers the request {@code requestId}. Never throws for a race: the result says whether the decision won, lost
+   * (and what won), came on a stale arguments version, or named no known request.
+   */
+  public DecisionResult decide(String requestId, Decision decision) {
+    Objects.requireNonNull(requestId, "requestId");
+    Objects.requireNonNull(decision, "decision");
+    Pending p = byId.get(requestId);
+    if (p == null) {
+      ToolCallSnapshot s = resolved.getIfPresent(requestId);
+      return s == null ? new DecisionResult.UnknownRequest(requestId) : DecisionResult.Lost.of(requestId, s);
+    }
+    ToolCall call = p.call;
+    ToolCallSnapshot s = call.snapshot();
+    if (s.state() == ToolCallState.PENDING) {
+      return new DecisionResult.UnknownRequest(requestId); // not opened yet
+    }
+    if (s.state() != ToolCallState.PERMISSION_PENDING) {
+      return DecisionResult.Lost.of(requestId, s);
+    }
+    int v = decision.argumentsVersion();
+    if (v != s.argumentsVersion()) {
+      return new DecisionResult.Stale(requestId, v, p.request(s));
+    }
+    final ToolCallState pp = ToolCallState.PERMISSION_PENDING;
+    final ToolCallState approved = ToolCallState.PERMISSION_APPROVED;
+    TransitionResult<ToolCallSnapshot> r;
+    Optional<Grant> grant = Optional.empty();
+    if (decision instanceof Decision.ApproveOnce) {
+      r = call.transition(pp, v, approved, Reason.APPROVED_ONCE);
+    } else if (decision instanceof Decision.ApproveForSession d) {
+      r = call.transition(pp, v, approved, Reason.APPROVED_FOR_SESSION);
+      if (r.won()) {
+        Grant g = new Grant("session-" + requestId, call.toolName(), d.arguments(), clock.instant(), null);
+        sessionGrants.merge(call.sessionId(), List.of(g), PermissionService::concat);
+        grant = Optional.of(g);
+      }
+    } else if (decision instanceof Decision.ApproveAlways d) {
+      r = call.transition(pp, v, approved, Reason.APPROVED_ALWAYS);
+      if (r.won()) {
+        Instant now = clock.instant();
+        Grant g = new Grant("grant-" + requestId, call.toolName(), d.arguments(), now,
+            d.expiry() == null ? null : saturatedPlus(now, d.expiry()));
+        try {
+          grantStore.add(g);
+          grant = Optional.of(g);
+        } catch (RuntimeException e) {
+          log.warn("call {} is approved but grant store {} failed to keep grant {}", call.callId(), grantStore,
+              g.form(), e);
+        }
+      }
+    } else if (decision instanceof Decision.ApproveModified d) {
+      TransitionResult<ToolCallSnapshot> m = call.modifyArguments(pp, v, d.arguments(), "user");
+      if (m.lost()) {
+        return afterLoss(p, m.snapshot(), v);
+      }
+      r = call.transition(pp, m.snapshot().argumentsVersion(), approved,
+          Reason.APPROVED_ONCE.withMessage("approved by the user with modified arguments"));
+    } else if (decision instanceof Decision.ModifyAndAsk d) {
+      TransitionResult<ToolCallSnapshot> m = call.modifyArguments(pp, v, d.arguments(), "user");
+      return m.won() ? new DecisionResult.Won(requestId, m.snapshot(), Optional.empty())
+          : afterLoss(p, m.snapshot(), v);
+    } else {
+      Decision.Deny d = (Decision.Deny) decision;
+      r = call.terminate(pp, v, new Outcome.Denied(DenialSource.USER, d.reasonForModel()), Reason.DENIED_BY_USER);
+    }
+    if (r.lost()) {
+      return afterLoss(p, r.snapshot(), v);
+    }
+    finish(p, r.snapshot());
+    return new DecisionResult.Won(requestId, r.snapshot(), grant);
+  }
+
+  private static DecisionResult afterLoss(Pending p, ToolCallSnapshot s, int decidedOn) {
+    String id = p.request.requestId();
+    return s.state() == ToolCallState.PERMISSION_PENDING ? new DecisionResult.Stale(id, decidedOn, p.request(s))
+        : DecisionResult.Lost.of(id, s);
+  }
+
+  private static List<Grant> concat(List<Grant> a, List<Grant> b) {
+    List<Grant> out = new ArrayList<>(a.size() + b.size());
+    out.addAll(a);
+    out.addAll(b);
+    return List.copyOf(out);
+  }
+
+  // ------------------------------------------------------------------------------------------------ configuration
+
+  /** The current approval mode. */
+  public ApprovalMode approvalMode() {
+    return mode;
+  }
+
+  /** Changes the approval mode for later {@link #authorize} calls; waiting requests are not re-evaluated. */
+  public void setApprovalMode(ApprovalMode mode) {
+    this.mode = Objects.requireNonNull(mode, "mode");
+  }
+
+  /** The policy. */
+  public PermissionPolicy policy() {
+    return policy;
+  }
+
+  /** The store of "approve always" grants (list or revoke them there; changes apply to the next call). */
+  public GrantStore grantStore() {
+    return grantStore;
+  }
+
+  /** The grants made by "approve for session" in {@code sessionId}, oldest first. */
+  public List<Grant> sessionGrants(String sessionId) {
+    return sessionGrants.getOrDefault(Objects.requireNonNull(sessionId, "sessionId"), List.of());
+  }
+
+  /** Revokes one session grant; returns whether there was one. */
+  public boolean revokeSessionGrant(String sessionId, String grantId) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(grantId, "grantId");
+    AtomicBoolean removed = new AtomicBoolean();
+    sessionGrants.computeIfPresent(sessionId, (k, list) -> {
+      List<Grant> next = new ArrayList<>(list);
+      removed.set(next.removeIf(g -> g.id().equals(grantId)));
+      return next.isEmpty() ? null : List.copyOf(next);
+    });
+    return removed.get();
+  }
+
+  /** Forgets every session grant of {@code sessionId} (call it when the session ends). */
+  public void forgetSession(String sessionId) {
+    sessionGrants.remove(Objects.requireNonNull(sessionId, "sessionId"));
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Cancels the call of every waiting request, releases every waiter, stops the deadline thread. Later
+   * {@link #authorize} calls cancel their call at once. Idempotent.
+   */
+  @Override
+  public void close() {
+    List<CompletableFuture<PermissionRequest>> ws;
+    synchronized (waitLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      ws = new ArrayList<>(waiters);
+      waiters.clear();
+    }
+    for (CompletableFuture<PermissionRequest> f : ws) {
+      f.completeExceptionally(new CancellationException(CLOSED));
+    }
+    for (Pending p : byId.values()) {
+      ToolCallSnapshot s = p.call.cancel(CLOSED).snapshot();
+      if (s.state() != ToolCallState.PENDING && s.state() != ToolCallState.PERMISSION_PENDING) {
+        finish(p, s);
+      }
+    }
+    deadlines.close();
+  }
+
+  @Override
+  public String toString() {
+    return "PermissionService[mode=" + mode + ", pending=" + queue.size() + (closed ? ", closed" : "") + "]";
+  }
+
+  // ------------------------------------------------------------------------------------------------------ helpers
+
+  static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? (b > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : r;
+  }
+
+  static Instant saturatedPlus(Instant t, Duration d) {
+    try {
+      return t.plus(d);
+    } catch (DateTimeException | ArithmeticException e) {
+      return Instant.MAX;
+    }
+  }
+
+  static String format(Duration d) {
+    if (d.compareTo(Duration.ofDays(1)) >= 0) {
+      return d.toDays() + " days";
+    }
+    if (d.toMillis() % 1000 == 0) {
+      long s = d.getSeconds();
+      return s % 60 == 0 && s >= 60 ? (s / 60) + " min" : s + " s";
+    }
+    return d.toMillis() + " ms";
+  }
+
+  /** One waiting request. Immutable after construction except as noted. */
+  private static final class Pending {
+    final long seq;
+    final ToolCall call;
+    final Duration timeout;
+    /** The request as opened; {@link #request(ToolCallSnapshot)} rebuilds it for newer arguments. */
+    final PermissionRequest request;
+    /** Completed once, by finish(). */
+    final CompletableFuture<ToolCallSnapshot> result = new CompletableFuture<>();
+    /** Set once, by finish() (or by ask() when the request never opened). */
+    final AtomicBoolean done = new AtomicBoolean();
+    /** The deadline task; written by ask() and onDeadline(), read by finish(). */
+    volatile DeadlineScheduler.Handle timer;
+    /** The request for the latest arguments seen; racy cache of immutable values. */
+    volatile PermissionRequest latest;
+
+    Pending(long seq, ToolCall call, Duration timeout, PermissionRequest request) {
+      this.seq = seq;
+      this.call = call;
+      this.timeout = timeout;
+      this.request = request;
+      this.latest = request;
+    }
+
+    /** The request as it is now, or null once the call left PERMISSION_PENDING. */
+    PermissionRequest current() {
+      ToolCallSnapshot s = call.snapshot();
+      return done.get() || s.state() != ToolCallState.PERMISSION_PENDING ? null : request(s);
+    }
+
+    PermissionRequest request(ToolCallSnapshot s) {
+      PermissionRequest r = latest;
+      if (r.argumentsVersion() != s.argumentsVersion()) {
+        r = request.withArguments(s.arguments(), s.argumentsVersion());
+        latest = r;
+      }
+      return r;
+    }
+
+    void cancelTimer() {
+      DeadlineScheduler.Handle h = timer;
+      if (h != null) {
+        h.cancel();
+      }
+    }
+  }
+
+  /**
+   * Builds a {@link PermissionService}. Not thread-safe; each setter checks its value at once and names the
+   * parameter when it is wrong.
+   */
+  public static final class Builder {
+    private PermissionPolicy policy = PermissionPolicy.empty();
+    private GrantStore grantStore;
+    private ApprovalMode approvalMode = ApprovalMode.ASK;
+    private Duration defaultTimeout = Duration.ofMinutes(5);
+    private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
+    private DeadlineScheduler deadlineScheduler;
+
+    private Builder() {}
+
+    /** The rules (default: none, ask for everything that needs approval). */
+    public Builder policy(PermissionPolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** Where "approve always" grants are kept (default: a new in-memory store). */
+    public Builder grantStore(GrantStore grantStore) {
+      this.grantStore = Objects.requireNonNull(grantStore, "grantStore");
+      return this;
+    }
+
+    /** The initial approval mode (default {@link ApprovalMode#ASK}). */
+    public Builder approvalMode(ApprovalMode approvalMode) {
+      this.approvalMode = Objects.requireNonNull(approvalMode, "approvalMode");
+      return this;
+    }
+
+    /**
+     * How long a request waits when its tool sets no permission timeout (default 5 minutes). Must be positive;
+     * huge values saturate (they never fire).
+     */
+    public Builder defaultTimeout(Duration defaultTimeout) {
+      Objects.requireNonNull(defaultTimeout, "defaultTimeout");
+      if (defaultTimeout.isZero() || defaultTimeout.isNegative()) {
+        throw new IllegalArgumentException("defaultTimeout must be positive, was " + defaultTimeout);
+      }
+      this.defaultTimeout = defaultTimeout;
+      return this;
+    }
+
+    /** The wall clock for request and grant times (default system UTC); deadlines do not use it. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The monotonic ticker deadlines are measured on (default {@link System#nanoTime()}); use the same source as
+     * the calls' tickers.
+     */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * What runs the timeouts (default {@link DeadlineScheduler#newDefault()}: one daemon thread). The service
+     * owns it and closes it on {@link PermissionService#close()}. Tests inject a fake driven by a fake ticker.
+     */
+    public Builder deadlineScheduler(DeadlineScheduler deadlineScheduler) {
+      this.deadlineScheduler = Objects.requireNonNull(deadlineScheduler, "deadlineScheduler");
+      return this;
+    }
+
+    /** The service. */
+    public PermissionService build() {
+      if (grantStore == null) {
+        grantStore = GrantStore.inMemory();
+      }
+      return new PermissionService(this);
+    }
+  }
+}
