@@ -820,6 +820,22 @@ public final class ToolScheduler implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The tools the model may call (required). Calls are validated against it: unknown names are answered with
+     * close matches, arguments are parsed within the default {@link dev.toolcall.tool.ArgumentLimits} and checked
+     * against each tool's JSON Schema.
+     */
+    public Builder registry(dev.toolcall.tool.ToolRegistry registry) {
+      return tools(dev.toolcall.tool.ToolCallValidator.of(Objects.requireNonNull(registry, "registry")));
+    }
+
+    /** Validation with a validator of your own limits; see {@link #registry}. */
+    public Builder tools(dev.toolcall.tool.ToolCallValidator validator) {
+      Objects.requireNonNull(validator, "validator");
+      this.validator = new RegistryValidator(validator);
+      return this;
+    }
+
     /** Who decides permission (required): usually the permission service. */
     public Builder authorizer(Authorizer authorizer) {
       this.authorizer = Objects.requireNonNull(authorizer, "authorizer");

@@ -1,0 +1,168 @@
+package dev.toolcall;
+
+import dev.toolcall.event.EventBus;
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.ToolScheduler;
+import dev.toolcall.permission.PermissionService;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The entry point: one event bus, one tool registry, one permission service and one scheduler sharing a clock and
+ * a monotonic ticker.
+ *
+ * <pre>{@code
+ * try (ToolCallRuntime runtime = ToolCallRuntime.builder()
+ *     .tools(readFile, shell)
+ *     .permissions(p -> p.defaultTimeout(Duration.ofMinutes(2)))
+ *     .build()) {
+ *   runtime.events().subscribe(myUiListener, uiExecutor);
+ *   Batch batch = runtime.schedule("session-1", List.of(CallRequest.of("call_1", "read_file", "{\"path\":\"a\"}")));
+ *   List<CallResult> results = batch.join();  // one per call, in request order
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #close()} cancels every call that has not ended (pending approvals are cancelled, never
+ * run), releases every awaiting UI, and stops the library's threads.
+ */
+public final class ToolCallRuntime implements AutoCloseable {
+
+  private final EventBus bus;
+  private final ToolRegistry registry;
+  private final PermissionService permissions;
+  private final ToolScheduler scheduler;
+  private final Duration closeGrace;
+
+  private ToolCallRuntime(Builder b) {
+    this.bus = b.bus == null ? EventBus.create() : b.bus;
+    this.registry = b.registry.build();
+    PermissionService.Builder pb = PermissionService.builder().clock(b.clock).ticker(b.ticker);
+    b.permissions.accept(pb);
+    this.permissions = pb.build();
+    ToolScheduler.Builder sb = ToolScheduler.builder().registry(registry).authorizer(permissions::authorize)
+        .eventBus(bus).clock(b.clock).ticker(b.ticker);
+    b.scheduler.accept(sb);
+    this.scheduler = sb.build();
+    this.closeGrace = b.closeGrace;
+  }
+
+  /** Starts a runtime. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The bus every call publishes on: subscribe UI adapters here. */
+  public EventBus events() {
+    return bus;
+  }
+
+  /** The registered tools. */
+  public ToolRegistry registry() {
+    return registry;
+  }
+
+  /** The permission service: the UI lists, awaits and decides requests here. */
+  public PermissionService permissions() {
+    return permissions;
+  }
+
+  /** The scheduler. */
+  public ToolScheduler scheduler() {
+    return scheduler;
+  }
+
+  /** Schedules the tool calls of one model response; see {@link ToolScheduler#schedule}. */
+  public Batch schedule(String sessionId, List<CallRequest> requests) {
+    return scheduler.schedule(sessionId, requests);
+  }
+
+  /**
+   * Cancels everything in flight, resolves pending approvals as cancelled, waits up to the close grace for running
+   * tools, and stops the library's threads. Idempotent.
+   */
+  @Override
+  public void close() {
+    permissions.close();
+    scheduler.close(closeGrace);
+  }
+
+  /** Builds a {@link ToolCallRuntime}; not thread-safe; each setter checks its value at once. */
+  public static final class Builder {
+    private final ToolRegistry.Builder registry = ToolRegistry.builder();
+    private EventBus bus;
+    private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
+    private Consumer<PermissionService.Builder> permissions = p -> {};
+    private Consumer<ToolScheduler.Builder> scheduler = s -> {};
+    private Duration closeGrace = Duration.ofSeconds(5);
+
+    private Builder() {}
+
+    /** Registers tools; a duplicate name throws at once. */
+    public Builder tools(Tool... tools) {
+      for (Tool t : Objects.requireNonNull(tools, "tools")) {
+        registry.register(Objects.requireNonNull(t, "tool"));
+      }
+      return this;
+    }
+
+    /** Registers tools; a duplicate name throws at once. */
+    public Builder tools(Iterable<? extends Tool> tools) {
+      for (Tool t : Objects.requireNonNull(tools, "tools")) {
+        registry.register(Objects.requireNonNull(t, "tool"));
+      }
+      return this;
+    }
+
+    /** The bus (default: a new one). */
+    public Builder eventBus(EventBus bus) {
+      this.bus = Objects.requireNonNull(bus, "bus");
+      return this;
+    }
+
+    /** The wall clock shared by every part (default: system UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The monotonic ticker shared by every part (default: {@link System#nanoTime()}). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Configures the permission service (policy, approval mode, grant store, default timeout). */
+    public Builder permissions(Consumer<PermissionService.Builder> configure) {
+      this.permissions = Objects.requireNonNull(configure, "configure");
+      return this;
+    }
+
+    /** Configures the scheduler (executor, parallelism, order, timeouts, interceptors). */
+    public Builder scheduler(Consumer<ToolScheduler.Builder> configure) {
+      this.scheduler = Objects.requireNonNull(configure, "configure");
+      return this;
+    }
+
+    /** How long {@link #close()} waits for running tools (default 5 s). */
+    public Builder closeGrace(Duration grace) {
+      Objects.requireNonNull(grace, "grace");
+      if (grace.isNegative()) {
+        throw new IllegalArgumentException("closeGrace must not be negative, was " + grace);
+      }
+      this.closeGrace = grace;
+      return this;
+    }
+
+    /** The runtime. */
+    public ToolCallRuntime build() {
+      return new ToolCallRuntime(this);
+    }
+  }
+}
