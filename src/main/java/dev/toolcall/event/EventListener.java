@@ -51,6 +51,17 @@ public interface EventListener {
   /** A conversation was created or changed state. */
   default void onConversationEvent(ConversationEvent event) {}
 
+  /** A listener that passes every event to {@code onEvent}. */
+  static EventListener of(java.util.function.Consumer<? super Event> onEvent) {
+    Objects.requireNonNull(onEvent, "onEvent");
+    return new EventListener() {
+      @Override
+      public void onEvent(Event event) {
+        onEvent.accept(event);
+      }
+    };
+  }
+
   /**
    * One listener that calls each of {@code listeners} in order. A throw from one is logged and isolated: the ones
    * after it still see the event.
