@@ -46,6 +46,10 @@ public class SchedulerBenchmark {
   @Param({"direct", "pool"})
   public String executor;
 
+  /** The timer: the default thread, or one that never fires (to isolate the cost of arming timeouts). */
+  @Param({"default", "noop"})
+  public String timer;
+
   private ExecutorService pool;
   private java.util.concurrent.Executor exec;
   private ToolScheduler scheduler;
@@ -76,8 +80,20 @@ public class SchedulerBenchmark {
     } else {
       exec = Runnable::run;
     }
-    scheduler = ToolScheduler.builder().validator(validator).authorizer(Authorizer.ALLOW_ALL).executor(exec)
-        .defaultTimeout(Duration.ofHours(1)).build();
+    ToolScheduler.Builder b = ToolScheduler.builder().validator(validator).authorizer(Authorizer.ALLOW_ALL)
+        .executor(exec).defaultTimeout(Duration.ofHours(1));
+    if (timer.equals("noop")) {
+      b.timer(new DelayScheduler() {
+        @Override
+        public Handle schedule(Runnable task, long delayNanos) {
+          return NONE;
+        }
+
+        @Override
+        public void close() {}
+      });
+    }
+    scheduler = b.build();
   }
 
   @TearDown(Level.Trial)
