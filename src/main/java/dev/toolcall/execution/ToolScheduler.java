@@ -76,7 +76,7 @@ import org.slf4j.LoggerFactory;
 public final class ToolScheduler implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ToolScheduler.class);
-  private static final int KNOWN_CALLS_CAP = 65_536;
+  private static final int KNOWN_CALLS_CAP = 4_096;
   private static final Reason VALIDATING = Reason.of("validating", "validating the call");
 
   /** Counters shared with the per-call helpers. */
