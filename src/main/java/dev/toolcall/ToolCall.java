@@ -59,6 +59,9 @@ public final class ToolCall {
   @SuppressWarnings("unused")
   private volatile CompletableFuture<ToolCallSnapshot> done;
 
+  /** The terminal snapshot once its event has been published; written by the draining thread. */
+  private volatile ToolCallSnapshot terminalPublished;
+
   private ToolCall(Builder b) {
     this.ticker = b.ticker;
     this.bus = b.bus;
@@ -82,6 +85,9 @@ public final class ToolCall {
     this.ticker = ticker;
     this.bus = bus;
     this.cell = new StateCell<>(ToolCallState.TABLE, restored, this::publish, false);
+    if (restored.isTerminal()) {
+      this.terminalPublished = restored;
+    }
   }
 
   /** Starts a call with the id and tool name the model gave. */
@@ -287,17 +293,19 @@ public final class ToolCall {
   }
 
   /**
-   * A stage that completes once, with the terminal snapshot, when the call ends (at once if it has). It never
-   * completes exceptionally. The returned stage cannot be completed by callers.
+   * A stage that completes once, with the terminal snapshot, when the call ends (at once if it has). It completes
+   * after the terminal event has been handed to the bus, so every inline listener has seen it by then (a listener
+   * with an executor may still be catching up). It never completes exceptionally. The returned stage cannot be
+   * completed by callers.
    */
   public CompletionStage<ToolCallSnapshot> whenTerminal() {
     CompletableFuture<ToolCallSnapshot> f = done;
     if (f == null) {
       CompletableFuture<ToolCallSnapshot> created = new CompletableFuture<>();
       f = DONE.compareAndSet(this, null, created) ? created : done;
-      ToolCallSnapshot s = cell.get();
-      if (s.isTerminal()) {
-        f.complete(s);
+      ToolCallSnapshot t = terminalPublished;
+      if (t != null) {
+        f.complete(t);
       }
     }
     return f.minimalCompletionStage();
@@ -322,18 +330,20 @@ public final class ToolCall {
   }
 
   private TransitionResult<ToolCallSnapshot> finished(TransitionResult<ToolCallSnapshot> r) {
-    if (r.won()) {
-      CompletableFuture<ToolCallSnapshot> f = done;
-      if (f != null) {
-        f.complete(r.snapshot());
-      }
-    }
-    return r;
+    return r; // the terminal stage completes from publish(), once the terminal event went out
   }
 
+  /** The cell's sink: runs on the draining thread, one version at a time, in order. */
   private void publish(ToolCallSnapshot s) {
     if (bus.hasSubscribers()) {
       bus.publish(ToolCallEvent.of(s));
+    }
+    if (s.isTerminal()) {
+      terminalPublished = s;
+      CompletableFuture<ToolCallSnapshot> f = done;
+      if (f != null) {
+        f.complete(s);
+      }
     }
   }
 
