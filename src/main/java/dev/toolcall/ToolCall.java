@@ -253,12 +253,18 @@ public final class ToolCall {
    * Replaces the arguments while the call is in {@code expected} (a person edited them while asked, or an
    * interceptor rewrote them while running). The state does not change; the arguments version becomes the new
    * snapshot's version, so a decision made on the old arguments is recognisably stale.
+   *
+   * @throws IllegalArgumentException if {@code expected} is terminal: an ended call never changes again
    */
   public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, ToolArguments arguments,
       String by) {
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(arguments, "arguments");
     Objects.requireNonNull(by, "by");
+    if (expected.isTerminal()) {
+      throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
+          + expected);
+    }
     return cell.update(cur -> cur.state() == expected, cur -> cur.withArguments(arguments, by, ticker.read()));
   }
 

@@ -1,168 +1,601 @@
 package dev.toolcall;
 
+import static dev.toolcall.ToolCallState.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolcall.event.Event;
 import dev.toolcall.event.EventBus;
+import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.fsm.IllegalTransitionException;
 import dev.toolcall.fsm.TransitionResult;
-import dev.toolcall.testing.RecordingListener;
 import dev.toolcall.tool.ToolArguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.state.Action;
 import net.jqwik.api.state.ActionChain;
 import net.jqwik.api.state.Transformer;
 
 /**
- * Action chains over the {@link ToolCall} aggregate.
+ * Stateful properties of the {@link ToolCall} aggregate, checked against a model written in this test (the seed's
+ * matrix, {@link ToolCallStateTest#SEED}), not against {@link ToolCallState#TABLE}.
  *
- * <p>Invariants checked after every action of every chain:
+ * <p>A chain applies any sequence of transitions (legal, illegal, from the wrong state), completions, failures,
+ * denials, cancels, argument edits, output appends and retries, some of them raced from several threads at once.
+ * After every step these invariants hold:
  * <ul>
- *   <li>no edge outside {@link ToolCallState#TABLE} is ever taken (each recorded transition is an edge);</li>
- *   <li>terminal states are absorbing (once terminal, every later action loses or throws and changes nothing);</li>
- *   <li>versions rise by exactly one per change, and the outcome is present exactly when terminal;</li>
- *   <li>a subscriber's event sequence equals the call's history ({@code snapshot().versions()}).</li>
+ *   <li><b>matrix</b>: every state change in the call's history is an edge of the seed's matrix;</li>
+ *   <li><b>absorbing</b>: nothing follows a terminal version;</li>
+ *   <li><b>versions</b>: the version rises by exactly one per change that won, and not at all otherwise;</li>
+ *   <li><b>outcome</b>: a version has an outcome exactly when its state is terminal, and of that state;</li>
+ *   <li><b>events = history</b>: each subscriber's events for the call are exactly {@code snapshot().versions()},
+ *       in order (the executor-mode subscriber is checked at the end of the chain, after it caught up).</li>
  * </ul>
- * And with real threads: of several racing terminal transitions exactly one wins and every loser's result carries
- * the winner's outcome.
  */
 class ToolCallProperties {
 
-  /** The model under test: a call, its subscriber, and the last snapshot seen before the action. */
-  static final class Model {
-    final RecordingListener rec = new RecordingListener();
-    final ToolCall call;
-    ToolCallSnapshot before;
+  private static final ExecutorService RACERS = Executors.newFixedThreadPool(8, daemon("racer"));
+  private static final ExecutorService LISTENERS = Executors.newFixedThreadPool(2, daemon("listener"));
 
-    Model() {
-      EventBus bus = EventBus.create();
-      bus.subscribe(rec);
-      call = ToolCall.builder("call", "tool").eventBus(bus).build();
-      before = call.snapshot();
+  @AfterContainer
+  static void stopThreads() {
+    RACERS.shutdownNow();
+    LISTENERS.shutdownNow();
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The chain
+
+  /** Any chain of changes keeps all the invariants listed on this class after each step. */
+  @Property(tries = 200)
+  void anyChainOfChangesKeepsTheInvariants(@ForAll("chains") ActionChain<World> chain) throws Exception {
+    World end = chain
+        .withInvariant("matrix and absorbing terminal states", World::checkHistory)
+        .withInvariant("outcome present iff terminal", World::checkOutcomes)
+        .withInvariant("versions rise by one per won change", World::checkVersion)
+        .withInvariant("inline subscriber's events equal the history", w -> w.inline.checkEquals(w.call.snapshot()))
+        .run();
+    end.async.awaitVersion(end.call.snapshot().version());
+    end.async.checkEquals(end.call.snapshot());
+  }
+
+  @Provide
+  Arbitrary<ActionChain<World>> chains() {
+    return ActionChain.startWith(World::new)
+        .withAction(5, new LegalStep())
+        .withAction(3, anyOp())
+        .withAction(1, race())
+        .withMaxTransformations(30);
+  }
+
+  /** A legal move from the current state (so chains reach every state often). */
+  static final class LegalStep implements Action.Dependent<World> {
+    @Override
+    public Arbitrary<Transformer<World>> transformer(World w) {
+      ToolCallState cur = w.call.state();
+      List<Op> ops = new ArrayList<>();
+      for (ToolCallState to : ToolCallStateTest.SEED.get(cur)) {
+        ops.add(switch (to) {
+          case COMPLETED -> new Complete("done");
+          case FAILED -> new Fail(FailureKind.TOOL_ERROR, "boom");
+          case PERMISSION_DENIED -> new Deny(DenialSource.USER, "no");
+          case CANCELLED -> new Cancel("stop");
+          default -> new Transition(cur, to);
+        });
+      }
+      if (cur == RUNNING) {
+        ops.add(new AppendOutput("out"));
+        ops.add(new ScheduleRetry(w.call.snapshot().attempt() + 1));
+      }
+      if (!cur.isTerminal()) {
+        ops.add(new ModifyArguments(cur, "edit"));
+      }
+      return Arbitraries.of(ops).map(op -> Transformer.mutate(op.toString(), world -> world.apply(op)));
     }
 
-    void check() {
-      ToolCallSnapshot now = call.snapshot();
-      if (before.isTerminal()) {
-        assertThat(now).as("terminal is absorbing").isSameAs(before);
+    @Override
+    public boolean precondition(World w) {
+      return !w.call.state().isTerminal();
+    }
+  }
+
+  static Action<World> anyOp() {
+    return new Action.Independent<World>() {
+      @Override
+      public Arbitrary<Transformer<World>> transformer() {
+        return ops().map(op -> Transformer.mutate(op.toString(), world -> world.apply(op)));
       }
-      assertThat(now.version()).isBetween(before.version(), before.version() + 1);
-      assertThat(now.isTerminal()).isEqualTo(now.state().isTerminal());
-      for (StateTransition t : now.history()) {
-        assertThat(t.from().canTransitionTo(t.to())).as("%s -> %s is an edge", t.from(), t.to()).isTrue();
+    };
+  }
+
+  static Action<World> race() {
+    return new Action.Independent<World>() {
+      @Override
+      public Arbitrary<Transformer<World>> transformer() {
+        return ops().list().ofMinSize(2).ofMaxSize(4)
+            .map(list -> Transformer.mutate("race " + list, world -> world.race(list)));
       }
-      List<ToolCallSnapshot> events = rec.events().stream().map(e -> ((ToolCallEvent) e).snapshot()).toList();
-      assertThat(events).isEqualTo(now.versions());
-      before = now;
+    };
+  }
+
+  static Arbitrary<Op> ops() {
+    Arbitrary<ToolCallState> st = Arbitraries.of(ToolCallState.class);
+    return Arbitraries.oneOf(
+        Combinators.combine(st, st).as(Transition::new),
+        Combinators.combine(st, outcomes()).as(Terminate::new),
+        Arbitraries.just(new Complete("ok")),
+        Arbitraries.of(FailureKind.class).map(k -> new Fail(k, "failed")),
+        Arbitraries.of(DenialSource.class).map(s -> new Deny(s, "denied")),
+        Arbitraries.just(new Cancel("cancel")),
+        st.map(s -> new ModifyArguments(s, "user")),
+        Arbitraries.just(new AppendOutput("chunk")),
+        Arbitraries.integers().between(2, 4).map(ScheduleRetry::new));
+  }
+
+  static Arbitrary<Outcome> outcomes() {
+    return Arbitraries.of(new Outcome.Completed("c"), new Outcome.Failed(FailureKind.TIMEOUT, "slow"),
+        new Outcome.Denied(DenialSource.POLICY, "rule"), new Outcome.Cancelled("x"));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Racing terminal transitions
+
+  /**
+   * Several threads, released together by a start latch, race terminal transitions (and, from RUNNING, output
+   * appends) on one call: exactly one terminal transition wins, every terminal loser's result carries the winner's
+   * snapshot and outcome, the awaited stage completes with it, and each subscriber sees exactly one terminal event.
+   */
+  @Property(tries = 100)
+  void racingTerminalTransitionsHaveExactlyOneWinner(@ForAll("raceSetups") RaceSetup setup) throws Exception {
+    World w = new World();
+    for (Op step : pathTo(setup.start())) {
+      assertThat(step.apply(w.call).won()).isTrue();
+    }
+    int before = w.call.snapshot().version();
+    List<Op> all = new ArrayList<>(setup.terminals());
+    for (int i = 0; i < setup.appenders(); i++) {
+      all.add(new AppendOutput("noise"));
+    }
+    List<TransitionResult<ToolCallSnapshot>> results = runTogether(w.call, all);
+
+    List<TransitionResult<ToolCallSnapshot>> terminal = results.subList(0, setup.terminals().size());
+    List<TransitionResult<ToolCallSnapshot>> winners = terminal.stream().filter(TransitionResult::won).toList();
+    assertThat(winners).as("winners of %s", setup).hasSize(1);
+    ToolCallSnapshot won = winners.get(0).snapshot();
+    assertThat(won.isTerminal()).isTrue();
+    assertThat(w.call.snapshot()).isSameAs(won);
+    for (TransitionResult<ToolCallSnapshot> r : terminal) {
+      assertThat(r.snapshot()).as("every loser learns the winner").isSameAs(won);
+      assertThat(r.snapshot().outcome()).isEqualTo(won.outcome());
+    }
+    long appendWins = results.subList(terminal.size(), results.size()).stream().filter(TransitionResult::won).count();
+    assertThat(won.version()).isEqualTo(before + appendWins + 1);
+    assertThat(w.call.whenTerminal().toCompletableFuture().get(10, TimeUnit.SECONDS)).isSameAs(won);
+    w.inline.checkEquals(won);
+    w.async.awaitVersion(won.version());
+    w.async.checkEquals(won);
+    assertThat(w.inline.snapshots().stream().filter(ToolCallSnapshot::isTerminal)).hasSize(1);
+  }
+
+  /** A race: the state the call is in, the terminal changes that can all win from it, and output noise. */
+  record RaceSetup(ToolCallState start, List<Op> terminals, int appenders) {}
+
+  @Provide
+  Arbitrary<RaceSetup> raceSetups() {
+    return Arbitraries.of(PENDING, PERMISSION_PENDING, PERMISSION_APPROVED, RUNNING).flatMap(start -> {
+      List<Op> candidates = new ArrayList<>(List.of(new Cancel("a"), new Cancel("b"),
+          new Terminate(start, new Outcome.Cancelled("terminate"))));
+      if (start == RUNNING) {
+        candidates.addAll(List.of(new Complete("r1"), new Complete("r2"), new Fail(FailureKind.TOOL_ERROR, "e"),
+            new Terminate(RUNNING, new Outcome.Failed(FailureKind.TIMEOUT, "t"))));
+      }
+      if (start == PERMISSION_PENDING) {
+        candidates.addAll(List.of(new Deny(DenialSource.USER, "u"), new Deny(DenialSource.TIMEOUT, "t"),
+            new Terminate(PERMISSION_PENDING, new Outcome.Denied(DenialSource.POLICY, "p"))));
+      }
+      Arbitrary<List<Op>> terminals = Arbitraries.of(candidates).list().ofMinSize(2).ofMaxSize(6);
+      Arbitrary<Integer> appenders = start == RUNNING ? Arbitraries.integers().between(0, 2) : Arbitraries.just(0);
+      return Combinators.combine(terminals, appenders).as((t, a) -> new RaceSetup(start, t, a));
+    });
+  }
+
+  static List<Op> pathTo(ToolCallState start) {
+    return switch (start) {
+      case PENDING -> List.of();
+      case PERMISSION_PENDING -> List.of(new Transition(PENDING, PERMISSION_PENDING));
+      case PERMISSION_APPROVED -> List.of(new Transition(PENDING, PERMISSION_APPROVED));
+      case RUNNING -> List.of(new Transition(PENDING, RUNNING));
+      default -> throw new IllegalArgumentException("not a race start: " + start);
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Examples that pin single facts the chain relies on
+
+  /** An ended call never changes again: editing its arguments is refused at once, and nothing is published. */
+  @Example
+  void argumentsOfAnEndedCallCannotBeModified() {
+    World w = new World();
+    w.call.transition(PENDING, RUNNING, Reason.STARTED);
+    w.call.complete("ok");
+    ToolCallSnapshot end = w.call.snapshot();
+    assertThatThrownBy(() -> w.call.modifyArguments(COMPLETED, ToolArguments.ofText("x"), "user"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expected")
+        .hasMessageContaining("COMPLETED");
+    assertThat(w.call.snapshot()).isSameAs(end);
+    w.inline.checkEquals(end);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The world and its model
+
+  /** The call under test, its two subscribers (inline and on an executor), and the model's expectations. */
+  static final class World {
+    final AtomicLong ticks = new AtomicLong();
+    final EventBus bus = EventBus.create();
+    final Recorder inline = new Recorder();
+    final Recorder async = new Recorder();
+    final ToolCall call;
+    int expectedVersion;
+    int expectedAttempt;
+
+    World() {
+      bus.subscribe(inline);
+      bus.subscribe(async, LISTENERS);
+      call = ToolCall.builder("call", "tool").sessionId("s").ticker(ticks::incrementAndGet).eventBus(bus).build();
+    }
+
+    /** Applies one op on this thread and checks the result against the model's exact prediction. */
+    void apply(Op op) {
+      ToolCallSnapshot before = call.snapshot();
+      Expect e = op.expect(before.state(), expectedAttempt);
+      if (e.error() != null) {
+        assertThatThrownBy(() -> op.apply(call)).as("%s from %s", op, before.state()).isInstanceOf(e.error());
+        assertThat(call.snapshot()).as("a refused %s changes nothing", op).isSameAs(before);
+        return;
+      }
+      TransitionResult<ToolCallSnapshot> r = op.apply(call);
+      assertThat(r.won()).as("%s from %s", op, before.state()).isEqualTo(e.wins());
+      if (r.won()) {
+        expectedVersion++;
+        assertThat(r.snapshot()).isSameAs(call.snapshot());
+        assertThat(r.snapshot().previous()).isSameAs(before);
+        assertThat(r.snapshot().state()).isEqualTo(e.state());
+        if (op instanceof ScheduleRetry sr) {
+          expectedAttempt = sr.nextAttempt();
+        } else if (e.state() == RUNNING && before.state() != RUNNING) {
+          expectedAttempt = Math.max(1, expectedAttempt);
+        }
+        assertThat(r.snapshot().attempt()).isEqualTo(expectedAttempt);
+      } else {
+        assertThat(r.snapshot()).as("a loser changes nothing and sees the current snapshot").isSameAs(before);
+      }
+    }
+
+    /** Applies several ops at once from several threads; the model checks what a race cannot reorder. */
+    void race(List<Op> ops) {
+      ToolCallSnapshot before = call.snapshot();
+      boolean wasTerminal = before.isTerminal();
+      List<Object> outcomes = runTogetherCatching(call, ops);
+      int wins = 0;
+      int terminalWins = 0;
+      for (int i = 0; i < ops.size(); i++) {
+        Expect e = ops.get(i).expect(before.state(), 0);
+        Object o = outcomes.get(i);
+        if (e.error() != null) {
+          assertThat(o).as("%s is refused from any state", ops.get(i)).isInstanceOf(e.error());
+          continue;
+        }
+        assertThat(o).as("%s", ops.get(i)).isInstanceOf(TransitionResult.class);
+        @SuppressWarnings("unchecked")
+        TransitionResult<ToolCallSnapshot> r = (TransitionResult<ToolCallSnapshot>) o;
+        if (r.won()) {
+          wins++;
+          if (r.snapshot().isTerminal()) {
+            terminalWins++;
+          }
+        }
+      }
+      assertThat(terminalWins).as("terminal winners").isLessThanOrEqualTo(1);
+      if (wasTerminal) {
+        assertThat(wins).as("nothing changes an ended call").isZero();
+      }
+      expectedVersion += wins;
+      expectedAttempt = call.snapshot().attempt();
+    }
+
+    void checkVersion() {
+      assertThat(call.snapshot().version()).isEqualTo(expectedVersion);
+    }
+
+    void checkHistory() {
+      List<ToolCallSnapshot> versions = call.snapshot().versions();
+      for (int i = 0; i < versions.size(); i++) {
+        ToolCallSnapshot s = versions.get(i);
+        assertThat(s.version()).isEqualTo(i);
+        if (i == 0) {
+          assertThat(s.state()).isEqualTo(PENDING);
+          continue;
+        }
+        ToolCallSnapshot prev = versions.get(i - 1);
+        assertThat(prev.state().isTerminal()).as("nothing follows terminal v%s", prev.version()).isFalse();
+        if (prev.state() != s.state()) {
+          assertThat(ToolCallStateTest.SEED.get(prev.state())).as("edge %s -> %s", prev.state(), s.state())
+              .contains(s.state());
+          assertThat(s.isStateChange()).isTrue();
+          assertThat(s.change()).isNotInstanceOfAny(Change.ArgumentsModified.class, Change.OutputAppended.class,
+              Change.RetryScheduled.class);
+        }
+      }
+    }
+
+    void checkOutcomes() {
+      for (ToolCallSnapshot s : call.snapshot().versions()) {
+        assertThat(s.outcome() != null).as("outcome of v%s in %s", s.version(), s.state())
+            .isEqualTo(s.state().isTerminal());
+        if (s.outcome() != null) {
+          assertThat(s.outcome().state()).isEqualTo(s.state());
+        }
+      }
     }
 
     @Override
     public String toString() {
-      return call.snapshot().toString();
+      return "World[" + call + "]";
     }
   }
 
-  /** A random step: any transition (legal or not), a terminal method, an edit, output or a retry. */
-  static Action.Independent<Model> step() {
-    Arbitrary<ToolCallState> states = Arbitraries.of(ToolCallState.class);
-    Arbitrary<Transformer<Model>> transition = net.jqwik.api.Combinators.combine(states, states)
-        .as((from, to) -> Transformer.mutate("transition " + from + " -> " + to, m -> {
-          try {
-            m.call.transition(from, to, Reason.of("prop", ""));
-          } catch (IllegalTransitionException | IllegalArgumentException refused) {
-            // an illegal edge or a terminal target: must change nothing (checked by the invariant)
-          }
-          m.check();
-        }));
-    Arbitrary<Transformer<Model>> terminal = Arbitraries.of(
-        Transformer.mutate("complete", m -> {
-          m.call.complete("ok");
-          m.check();
-        }),
-        Transformer.mutate("fail", m -> {
-          m.call.fail(FailureKind.TOOL_ERROR, "boom");
-          m.check();
-        }),
-        Transformer.mutate("deny", m -> {
-          m.call.deny(DenialSource.USER, "no");
-          m.check();
-        }),
-        Transformer.mutate("cancel", m -> {
-          m.call.cancel("stop");
-          m.check();
-        }),
-        Transformer.mutate("edit", m -> {
-          m.call.modifyArguments(ToolCallState.PERMISSION_PENDING, ToolArguments.ofText("edited"), "user");
-          m.check();
-        }),
-        Transformer.mutate("output", m -> {
-          m.call.appendOutput("x", 1, 0);
-          m.check();
-        }),
-        Transformer.mutate("retry", m -> {
-          m.call.scheduleRetry(Math.max(2, m.call.snapshot().attempt() + 1), Duration.ofMillis(1), "transient");
-          m.check();
-        }));
-    return () -> Arbitraries.oneOf(transition, terminal);
+  /** A subscriber that keeps the snapshots of the events it saw, in arrival order. */
+  static final class Recorder implements EventListener {
+    private final List<ToolCallEvent> events = new ArrayList<>();
+
+    @Override
+    public synchronized void onEvent(Event event) {
+      events.add((ToolCallEvent) event);
+      notifyAll();
+    }
+
+    synchronized List<ToolCallSnapshot> snapshots() {
+      return events.stream().map(ToolCallEvent::snapshot).toList();
+    }
+
+    /** Waits (at most 10 s, no sleeping) until an event of version {@code v} arrived. */
+    synchronized void awaitVersion(long v) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (events.isEmpty() || events.get(events.size() - 1).version() < v) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError("no event of version " + v + " within 10 s; saw " + events);
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+    }
+
+    /** The events are exactly the history of {@code last}: same snapshots, same order, each of the right type. */
+    synchronized void checkEquals(ToolCallSnapshot last) {
+      List<ToolCallSnapshot> history = last.versions();
+      assertThat(events).hasSameSizeAs(history);
+      for (int i = 0; i < history.size(); i++) {
+        ToolCallSnapshot s = history.get(i);
+        ToolCallEvent e = events.get(i);
+        assertThat(e.snapshot()).as("event %s", i).isSameAs(s);
+        Class<?> type = i == 0 ? ToolCallEvent.CallCreated.class
+            : s.isStateChange() ? ToolCallEvent.StateChanged.class
+            : Map.of(Change.ArgumentsModified.class, ToolCallEvent.ArgumentsModified.class,
+                Change.OutputAppended.class, ToolCallEvent.OutputAppended.class,
+                Change.RetryScheduled.class, ToolCallEvent.RetryScheduled.class).get(s.change().getClass());
+        assertThat(e).as("event %s", i).isInstanceOf(type);
+      }
+    }
   }
 
-  @Provide
-  Arbitrary<ActionChain<Model>> chains() {
-    return ActionChain.startWith(Model::new).withAction(step()).withMaxTransformations(30);
+  // ---------------------------------------------------------------------------------------------------------------
+  // Operations and what the model expects of each
+
+  /** The model's prediction: an exception type, or whether the op wins and into which state. */
+  record Expect(Class<? extends Throwable> error, boolean wins, ToolCallState state) {
+    static Expect refused(Class<? extends Throwable> type) {
+      return new Expect(type, false, null);
+    }
+
+    static Expect when(boolean wins, ToolCallState state) {
+      return new Expect(null, wins, state);
+    }
   }
 
-  @Property(tries = 300)
-  void anySequenceKeepsTheInvariants(@ForAll("chains") ActionChain<Model> chain) {
-    chain.run();
+  /** One change a caller can ask of a call. */
+  sealed interface Op {
+    TransitionResult<ToolCallSnapshot> apply(ToolCall call);
+
+    /** What the seed's matrix says happens when this op runs on a call in {@code current}. */
+    Expect expect(ToolCallState current, int attempt);
   }
 
-  @Provide
-  Arbitrary<List<Integer>> racers() {
-    return Arbitraries.integers().between(0, 3).list().ofMinSize(2).ofMaxSize(4);
+  static boolean edge(ToolCallState from, ToolCallState to) {
+    return ToolCallStateTest.SEED.get(from).contains(to);
   }
 
-  /** Racing terminal transitions from real threads: exactly one wins; every loser learns the winner's outcome. */
-  @Property(tries = 40)
-  void racingTerminalTransitionsHaveExactlyOneWinner(@ForAll("racers") List<Integer> kinds) throws Exception {
-    ToolCall call = ToolCall.builder("c", "t").build();
-    call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, Reason.NO_PERMISSION_NEEDED);
-    ExecutorService pool = Executors.newFixedThreadPool(kinds.size());
+  static Expect terminal(ToolCallState expected, ToolCallState target, ToolCallState current) {
+    return edge(expected, target) ? Expect.when(current == expected, target)
+        : Expect.refused(IllegalTransitionException.class);
+  }
+
+  record Transition(ToolCallState expected, ToolCallState target) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.transition(expected, target, Reason.of("test", ""));
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      if (!edge(expected, target)) {
+        return Expect.refused(IllegalTransitionException.class);
+      }
+      if (target.isTerminal()) {
+        return Expect.refused(IllegalArgumentException.class);
+      }
+      return Expect.when(current == expected, target);
+    }
+  }
+
+  record Terminate(ToolCallState expected, Outcome outcome) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.terminate(expected, outcome, Reason.of("test", ""));
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return terminal(expected, outcome.state(), current);
+    }
+  }
+
+  record Complete(String content) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.complete(content);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return terminal(RUNNING, COMPLETED, current);
+    }
+  }
+
+  record Fail(FailureKind kind, String message) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.fail(kind, message);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return terminal(RUNNING, FAILED, current);
+    }
+  }
+
+  record Deny(DenialSource source, String reason) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.deny(source, reason);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return terminal(PERMISSION_PENDING, PERMISSION_DENIED, current);
+    }
+  }
+
+  record Cancel(String reason) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.cancel(reason);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return Expect.when(edge(current, CANCELLED), CANCELLED);
+    }
+  }
+
+  record ModifyArguments(ToolCallState expected, String by) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.modifyArguments(expected, ToolArguments.ofText("edited by " + by), by);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      if (expected.isTerminal()) {
+        return Expect.refused(IllegalArgumentException.class);
+      }
+      return Expect.when(current == expected, current);
+    }
+  }
+
+  record AppendOutput(String chunk) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.appendOutput(chunk, 1, 0);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return Expect.when(current == RUNNING, current);
+    }
+  }
+
+  record ScheduleRetry(int nextAttempt) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.scheduleRetry(nextAttempt, Duration.ofMillis(10), "transient");
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return Expect.when(current == RUNNING && attempt == nextAttempt - 1, current);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Threads
+
+  /** Runs each op on its own thread, all released by one start latch; returns results in op order. */
+  static List<TransitionResult<ToolCallSnapshot>> runTogether(ToolCall call, List<Op> ops) {
+    List<TransitionResult<ToolCallSnapshot>> out = new ArrayList<>();
+    for (Object o : runTogetherCatching(call, ops)) {
+      if (o instanceof Throwable t) {
+        throw new AssertionError("racer threw", t);
+      }
+      @SuppressWarnings("unchecked")
+      TransitionResult<ToolCallSnapshot> r = (TransitionResult<ToolCallSnapshot>) o;
+      out.add(r);
+    }
+    return out;
+  }
+
+  /** Like {@link #runTogether} but an op's exception is returned in its place. */
+  static List<Object> runTogetherCatching(ToolCall call, List<Op> ops) {
+    if (ops.size() > 8) {
+      throw new IllegalArgumentException("at most 8 racers, got " + ops.size());
+    }
+    CountDownLatch ready = new CountDownLatch(ops.size());
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Object>> futures = new ArrayList<>();
+    for (Op op : ops) {
+      futures.add(RACERS.submit(() -> {
+        ready.countDown();
+        if (!start.await(10, TimeUnit.SECONDS)) {
+          throw new AssertionError("start latch not released");
+        }
+        try {
+          return op.apply(call);
+        } catch (RuntimeException e) {
+          return e;
+        }
+      }));
+    }
     try {
-      CyclicBarrier start = new CyclicBarrier(kinds.size());
-      List<Future<TransitionResult<ToolCallSnapshot>>> fs = new ArrayList<>();
-      for (int k : kinds) {
-        fs.add(pool.submit(() -> {
-          start.await(10, TimeUnit.SECONDS);
-          return switch (k) {
-            case 0 -> call.complete("ok");
-            case 1 -> call.fail(FailureKind.TOOL_ERROR, "boom");
-            case 2 -> call.cancel("stop");
-            default -> call.terminate(ToolCallState.RUNNING, new Outcome.Cancelled("abort"), Reason.CANCELLED);
-          };
-        }));
+      if (!ready.await(10, TimeUnit.SECONDS)) {
+        throw new AssertionError("racers did not start");
       }
-      List<TransitionResult<ToolCallSnapshot>> results = new ArrayList<>();
-      for (var f : fs) {
-        results.add(f.get(10, TimeUnit.SECONDS));
+      start.countDown();
+      List<Object> out = new ArrayList<>();
+      for (Future<Object> f : futures) {
+        out.add(f.get(10, TimeUnit.SECONDS));
       }
-      assertThat(results.stream().filter(TransitionResult::won)).hasSize(1);
-      Outcome winner = call.snapshot().outcome();
-      assertThat(results).allSatisfy(r -> assertThat(r.snapshot().outcome()).isEqualTo(winner));
-      assertThat(call.snapshot().version()).isEqualTo(2);
-    } finally {
-      pool.shutdownNow();
+      return out;
+    } catch (Exception e) {
+      throw new AssertionError("race did not finish", e);
     }
+  }
+
+  static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicLong n = new AtomicLong();
+    return r -> {
+      Thread t = new Thread(r, "properties-" + name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 }

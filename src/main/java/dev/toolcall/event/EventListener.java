@@ -67,10 +67,11 @@ public interface EventListener {
    * after it still see the event.
    */
   static EventListener all(EventListener... listeners) {
-    List<EventListener> copy = List.of(listeners);
-    for (EventListener l : copy) {
-      Objects.requireNonNull(l, "listener");
+    Objects.requireNonNull(listeners, "listeners");
+    for (EventListener l : listeners) {
+      Objects.requireNonNull(l, "listener"); // before List.of, whose own null check names nothing
     }
+    List<EventListener> copy = List.of(listeners);
     return new EventListener() {
       @Override
       public void onEvent(Event event) {
