@@ -277,6 +277,10 @@ public final class ToolCall {
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(arguments, "arguments");
     Objects.requireNonNull(by, "by");
+    if (expected.isTerminal()) {
+      throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
+          + expected);
+    }
     return cell.update(cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
         cur -> cur.withArguments(arguments, by, ticker.read()));
   }
