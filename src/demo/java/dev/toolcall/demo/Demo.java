@@ -160,10 +160,11 @@ public final class Demo {
 
   private static void answerShell(ToolCallRuntime runtime, Batch batch, boolean auto, BufferedReader reader,
       LiveDisplay live) throws IOException, InterruptedException {
-    while (true) {
-      Optional<PermissionRequest> next = runtime.permissions().awaitNext(Duration.ofSeconds(10));
+    java.util.concurrent.CompletableFuture<?> done = batch.whenDone().toCompletableFuture();
+    while (!done.isDone()) {
+      Optional<PermissionRequest> next = runtime.permissions().awaitNext(Duration.ofMillis(200));
       if (next.isEmpty()) {
-        return;
+        continue;
       }
       PermissionRequest ask = next.get();
       if (!ask.toolName().equals("shell")) {
