@@ -112,6 +112,7 @@ public final class Demo {
         .permissions(p -> p.defaultTimeout(Duration.ofMinutes(2))).build();
         LiveDisplay live = renderer.live(out)) {
       rt.set(runtime);
+      java.util.concurrent.CountDownLatch printed = new java.util.concurrent.CountDownLatch(1);
       live.attach(runtime.events());
       out.println("model: I'll look around, run the tests, deploy, and check the status page.");
       Batch batch = runtime.schedule("demo-session", List.of(
@@ -122,7 +123,16 @@ public final class Demo {
           CallRequest.of("call_5", "fetch_url", "{\"url\":\"https://status.example.com\"}"),
           CallRequest.of("call_6", "reed_file", "{\"path\":\"README.md\"}"),
           CallRequest.of("call_7", "sub_agent", "{\"task\":\"survey the project\"}")));
-      Thread hook = new Thread(() -> batch.cancelAll("user pressed Ctrl-C"), "demo-ctrl-c");
+      Thread hook = new Thread(() -> {
+        int n = batch.cancelAll("user pressed Ctrl-C");
+        out.println();
+        out.println("Ctrl-C: cancelled " + n + " call(s); waiting for every call to end...");
+        try {
+          printed.await(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "demo-ctrl-c");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         answerShell(runtime, batch, auto, reader, live);
@@ -135,7 +145,9 @@ public final class Demo {
           out.println("  " + r.callId() + " " + r.toolName() + " [" + r.snapshot().state() + "]: "
               + oneLine(r.messageForModel()));
         }
-        out.println("model: Tests pass; the deploy was not approved in time, so I did not deploy.");
+        long ok = results.stream().filter(r -> !r.isError()).count();
+        out.println("model: " + ok + " of " + results.size() + " calls gave me what I needed; "
+            + (results.size() - ok) + " did not (see above), so I will not retry those without asking you.");
         out.println();
         out.println("Timeline:");
         List<ToolCallSnapshot> all = new ArrayList<>(live.snapshots());
@@ -147,6 +159,8 @@ public final class Demo {
           sb.append(s.state());
           out.println(sb);
         }
+        out.flush();
+        printed.countDown();
         return results;
       } finally {
         try {
@@ -195,9 +209,10 @@ public final class Demo {
             }
           }
           default -> {
-            String reason = line == null ? null : reader.readLine();
-            if (line != null && !key.startsWith("d")) {
-              reason = null;
+            String reason = null;
+            if (line != null && key.startsWith("d")) {
+              live.printAbove("reason for the model: ");
+              reason = reader.readLine();
             }
             d = Decision.deny(ask, reason == null || reason.isBlank() ? "denied by the user" : reason.strip());
           }
