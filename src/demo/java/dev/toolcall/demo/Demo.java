@@ -128,9 +128,19 @@ public final class Demo {
         out.println();
         out.println("Ctrl-C: cancelled " + n + " call(s); waiting for every call to end...");
         try {
-          printed.await(5, java.util.concurrent.TimeUnit.SECONDS);
+          if (!printed.await(2, java.util.concurrent.TimeUnit.SECONDS)) {
+            // the main thread may be blocked reading a prompt answer: report from here
+            for (CallResult r : batch.whenDone().toCompletableFuture()
+                .get(3, java.util.concurrent.TimeUnit.SECONDS)) {
+              out.println("  " + r.callId() + " " + r.toolName() + " -> " + r.snapshot().state() + ": "
+                  + oneLine(r.messageForModel()));
+            }
+            out.flush();
+          }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
+        } catch (Exception e) {
+          out.println("  (not every call ended within 3 s: " + e + ")");
         }
       }, "demo-ctrl-c");
       Runtime.getRuntime().addShutdownHook(hook);
@@ -189,8 +199,6 @@ public final class Demo {
         live.printAbove("[auto] approving " + ask.toolName() + " " + ask.arguments() + " once");
         d = Decision.approveOnce(ask);
       } else {
-        live.pause();
-        System.out.flush();
         live.printAbove("Allow shell " + ask.arguments() + "? [o]nce [s]ession [a]lways [e]dit [d]eny: ");
         String line = reader.readLine();
         String key = line == null ? "d" : line.strip().toLowerCase();
@@ -217,7 +225,6 @@ public final class Demo {
             d = Decision.deny(ask, reason == null || reason.isBlank() ? "denied by the user" : reason.strip());
           }
         }
-        live.resume();
       }
       runtime.permissions().decide(ask.requestId(), d);
     }
