@@ -501,8 +501,20 @@ public final class Agent {
         return true;
       }
     }
-    batch.cancelAll("the turn was stopped");
+    cancelAll(batch, "the turn was stopped");
     return false;
+  }
+
+  /**
+   * {@link Batch#cancelAll}, last call first: cancelling in request order would end a call before the later ones
+   * are cancelled, and under {@link dev.toolcall.execution.ExecutionOrder#SEQUENTIAL} that opens the next call's
+   * gate, which could then start its tool before it is cancelled.
+   */
+  private static void cancelAll(Batch batch, String reason) {
+    List<ToolCall> calls = batch.calls();
+    for (int i = calls.size() - 1; i >= 0; i--) {
+      calls.get(i).cancel(reason);
+    }
   }
 
   /**
@@ -533,7 +545,7 @@ public final class Agent {
       sub.close();
     }
     if (t.batch != null) {
-      t.batch.cancelAll(ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended");
+      cancelAll(t.batch, ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended");
     }
     closeOut(t);
     return new TurnResult(ending, text, t.toolResults, t.callResults);
