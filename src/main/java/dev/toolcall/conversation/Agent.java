@@ -177,11 +177,11 @@ public final class Agent {
   }
 
   /**
-   * Aborts the turn under way, if any: the conversation goes back to {@code idle} ({@link ConversationReasons#ABORTED}),
-   * every tool call of the turn that has not ended is cancelled ({@link Batch#cancelAll}), each call of the latest
-   * response gets its result message (a cancellation when it had not ended), and the turn's stage completes with
-   * {@link TurnResult.Ending#ABORTED} before this returns. A model response that arrives later is ignored. Does
-   * nothing when no turn is under way.
+   * Aborts the turn under way, if any: the conversation goes back to {@code idle}
+   * ({@link ConversationReasons#ABORTED}), every tool call of the turn that has not ended is cancelled (last first),
+   * each call of the latest response gets its result message (a cancellation when it had not ended), and the turn's
+   * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model response that arrives later
+   * is ignored. Does nothing when no turn is under way.
    */
   public void abort() {
     Turn t;
