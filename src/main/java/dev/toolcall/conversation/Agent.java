@@ -1,0 +1,727 @@
+package dev.toolcall.conversation;
+
+import dev.toolcall.Reason;
+import dev.toolcall.Ticker;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.event.EventListener;
+import dev.toolcall.event.Subscription;
+import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.fsm.TransitionResult;
+import dev.toolcall.tool.Tool;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The turn loop: drives one {@link Conversation} from a user message through model requests and tool calls to the
+ * answer, on top of a {@link ToolCallRuntime}'s scheduler, and keeps the conversation's messages.
+ *
+ * <h2>One turn</h2>
+ * {@link #send} starts a turn ({@code idle}/{@code failed -> processing_user_message}), appends the
+ * {@link UserMessage} and asks the model ({@code awaiting_llm_response}) with every message so far and the
+ * registry's tool definitions. The response is appended as an {@link AssistantMessage}
+ * ({@code processing_llm_response}). Without tool calls it is the answer ({@code -> idle}). Otherwise each call is
+ * checked by {@link TurnGuards#checkToolCall}: a call over a limit is not scheduled and is answered with the guard's
+ * message as an error; a loop stops the turn. The allowed calls are scheduled as one {@link Batch} with the
+ * conversation id as session id ({@code executing_tools}, or {@code awaiting_tool_approval} while one of them waits
+ * for a person's decision). When every call has ended ({@code processing_tool_results}) one
+ * {@link ToolResultMessage} per call of the response is appended, in request order (content
+ * {@link CallResult#messageForModel()}, error flag {@link CallResult#isError()}), each call id once
+ * ({@link ResultDeduplicator}). A return-direct tool that completed ends the turn with its result; otherwise, if
+ * {@link TurnGuards#checkRoundTrip} allows, the model is asked again ({@code generating_response ->
+ * awaiting_llm_response}). When every call of a response was refused, the response goes through
+ * {@code handling_tool_error} instead of the tool states.
+ *
+ * <h2>Failures are results</h2>
+ * Nothing a model or a tool produced completes the returned stage exceptionally: a transient model error is retried
+ * after {@link TurnGuards#modelRetryDelay} ({@code transient_failure}, then {@code failed} when the retries are used
+ * up); a fatal one fails the turn; one that says the turn must not continue on its own stops it
+ * ({@link TurnResult.Ending#MODEL_SWITCHED}). Transient tool errors are retried by the scheduler within
+ * {@code executing_tools}. Every way a turn ends is a {@link TurnResult}.
+ *
+ * <h2>Threads and races</h2>
+ * Thread-safe. The turn runs on the threads that complete its stages: the caller of {@link #send} until the model
+ * client's stage is pending, then the client's and the tools' threads, and a delayed executor for retry backoffs.
+ * Only one turn runs at a time: {@link #send} and {@link #runCommand} while a turn is responding return a stage failed
+ * with {@link IllegalStateException}, changing nothing. {@link #abort} may race with any step: the agent's own changes
+ * of the conversation are made under one private lock, so a step either happens before the abort or not at all, and
+ * nothing of an ended turn touches the conversation or the messages afterwards. If something outside the agent moves
+ * the conversation (say {@code conversation().abort()}), the turn notices at its next step and ends as
+ * {@link TurnResult.Ending#ABORTED}.
+ */
+public final class Agent {
+
+  private static final Logger log = LoggerFactory.getLogger(Agent.class);
+  /** A user command started a turn. */
+  static final Reason USER_COMMAND = Reason.of("user_command", "user ran a command");
+  /** A user command's tool call ended; the turn ends without the model. */
+  static final Reason COMMAND_DONE = Reason.of("command_done", "user command done");
+  /** The loop itself failed (a bug); the turn ends. */
+  static final Reason INTERNAL_ERROR = Reason.of("internal_error", "the turn loop failed");
+
+  private final ModelClient model;
+  private final ToolCallRuntime runtime;
+  private final TurnLimits limits;
+  private final Conversation conversation;
+  private final DoubleSupplier random;
+  private final Consumer<? super ModelDelta> deltaListener;
+  private final ResultDeduplicator deduplicator = new ResultDeduplicator();
+
+  private final Object lock = new Object();
+  private final List<Message> messages = new ArrayList<>(); // guarded by lock
+  private Turn current; // guarded by lock
+
+  private Agent(Builder b) {
+    this.model = b.model;
+    this.runtime = b.runtime;
+    this.limits = b.limits;
+    this.random = b.random;
+    this.deltaListener = b.deltaListener;
+    this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
+        .eventBus(runtime.events()).build();
+  }
+
+  /**
+   * Starts an agent.
+   *
+   * @param model the runtime's model client
+   * @param runtime the runtime whose registry offers the tools, whose scheduler runs them and whose bus carries the
+   *     conversation's events
+   * @throws NullPointerException if an argument is null
+   */
+  public static Builder builder(ModelClient model, ToolCallRuntime runtime) {
+    return new Builder(model, runtime);
+  }
+
+  /**
+   * Sends a user message: starts a turn and runs it to its end.
+   *
+   * @return a stage completing with how the turn ended; it fails (with {@link IllegalStateException}, nothing
+   *     changed) only when a turn is already responding
+   * @throws NullPointerException if {@code userText} is null
+   */
+  public CompletionStage<TurnResult> send(String userText) {
+    Objects.requireNonNull(userText, "userText");
+    Turn t = new Turn(false);
+    Turn superseded;
+    synchronized (lock) {
+      TransitionResult<ConversationSnapshot> r = conversation.startTurn(ConversationReasons.USER_MESSAGE);
+      if (!r.won()) {
+        return refused(r.snapshot());
+      }
+      superseded = supersede();
+      current = t;
+      messages.add(new UserMessage(userText));
+    }
+    complete(superseded);
+    guarded(t, () -> {
+      if (step(t, ConversationState.PROCESSING_USER_MESSAGE, ConversationState.AWAITING_LLM_RESPONSE,
+          ConversationReasons.MODEL_REQUESTED)) {
+        request(t);
+      }
+    });
+    return t.result.minimalCompletionStage();
+  }
+
+  /**
+   * Runs a tool call the user asked for (a slash or at command) as a turn of its own, through the same scheduler:
+   * {@code processing_user_message} while it runs, then {@code idle}. The model is not asked, and the result is not
+   * added to the messages (a runtime that wants the model to see it puts it into the next user message).
+   *
+   * @return a stage completing with {@link TurnResult.Ending#COMMAND} (or {@code ABORTED}) and the call's result; it
+   *     fails (with {@link IllegalStateException}, nothing changed) only when a turn is already responding
+   * @throws NullPointerException if {@code command} is null
+   */
+  public CompletionStage<TurnResult> runCommand(CallRequest command) {
+    Objects.requireNonNull(command, "command");
+    Turn t = new Turn(true);
+    Turn superseded;
+    synchronized (lock) {
+      TransitionResult<ConversationSnapshot> r = conversation.startTurn(USER_COMMAND);
+      if (!r.won()) {
+        return refused(r.snapshot());
+      }
+      superseded = supersede();
+      current = t;
+      t.open(List.of(new ToolCallRequest(command.callId(), command.toolName(), command.rawArguments())));
+      t.scheduledIndex[0] = 0;
+    }
+    complete(superseded);
+    guarded(t, () -> {
+      Batch batch = runtime.schedule(conversation.id(), List.of(command));
+      if (!attach(t, batch)) {
+        return;
+      }
+      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> finish(t, TurnResult.Ending.COMMAND,
+          results.get(0).messageForModel(), () -> conversation.stopTurn(COMMAND_DONE))));
+    });
+    return t.result.minimalCompletionStage();
+  }
+
+  /**
+   * Aborts the turn under way, if any: the conversation goes back to {@code idle}
+   * ({@link ConversationReasons#ABORTED}), every tool call of the turn that has not ended is cancelled (last first),
+   * each call of the latest response gets its result message (a cancellation when it had not ended), and the turn's
+   * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model response that arrives later
+   * is ignored. Does nothing when no turn is under way.
+   */
+  public void abort() {
+    Turn t;
+    synchronized (lock) {
+      t = current;
+    }
+    if (t != null) {
+      finish(t, TurnResult.Ending.ABORTED, "The turn was aborted by the user.", conversation::abort);
+    }
+  }
+
+  /** Whether a turn is under way (the conversation is busy); a new message is refused meanwhile. */
+  public boolean isResponding() {
+    return conversation.state().isBusy();
+  }
+
+  /** The conversation's messages so far, oldest first: an immutable copy. */
+  public List<Message> messages() {
+    synchronized (lock) {
+      return List.copyOf(messages);
+    }
+  }
+
+  /** The conversation this agent drives (its state, snapshot and events). */
+  public Conversation conversation() {
+    return conversation;
+  }
+
+  /** The limits every turn is held to. */
+  public TurnLimits limits() {
+    return limits;
+  }
+
+  @Override
+  public String toString() {
+    return "Agent[" + conversation + "]";
+  }
+
+  // --- the loop -----------------------------------------------------------------------------------------------------
+
+  private void request(Turn t) {
+    ModelRequest request;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      request = new ModelRequest(messages, runtime.registry().definitions());
+    }
+    CompletionStage<ModelResponse> stage;
+    try {
+      stage = deltaListener == null ? model.complete(request) : model.stream(request, deltaListener);
+      if (stage == null) {
+        stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+            "the model client returned no stage"));
+      }
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(ModelException.from(e));
+    }
+    stage.whenComplete((response, e) -> guarded(t, () -> {
+      if (e != null) {
+        onModelError(t, ModelException.from(e));
+      } else if (response == null) {
+        onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+            "the model client returned no response"));
+      } else {
+        onResponse(t, response);
+      }
+    }));
+  }
+
+  private void onModelError(Turn t, ModelException e) {
+    if (e.mustNotContinue()) {
+      finish(t, TurnResult.Ending.MODEL_SWITCHED, "The model cannot continue this turn on its own: " + e.getMessage()
+          + " Send a message to go on.", () -> conversation.stopTurn(ConversationReasons.MODEL_SWITCHED));
+      return;
+    }
+    if (!e.isTransient()) {
+      String error = "The model request failed: " + e.getMessage();
+      finish(t, TurnResult.Ending.FAILED, error, () -> conversation.fail(ConversationState.AWAITING_LLM_RESPONSE,
+          error));
+      return;
+    }
+    TransitionResult<ConversationSnapshot> r;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      r = conversation.transientFailure(ConversationState.AWAITING_LLM_RESPONSE, e.getMessage());
+    }
+    if (!r.won()) {
+      stoppedOutside(t);
+      return;
+    }
+    int retryCount = r.snapshot().retryCount();
+    Optional<Duration> delay = TurnGuards.modelRetryDelay(limits, e, retryCount, random.getAsDouble());
+    if (delay.isEmpty()) {
+      String error = "The model request failed " + retryCount + " times in a row; the last error: " + e.getMessage();
+      finish(t, TurnResult.Ending.FAILED, error, () -> conversation.fail(ConversationState.TRANSIENT_FAILURE,
+          error));
+      return;
+    }
+    log.debug("conversation {}: model request failed transiently ({}), retry {} in {}", conversation.id(),
+        e.getMessage(), retryCount, delay.get());
+    CompletableFuture.delayedExecutor(delay.get().toNanos(), TimeUnit.NANOSECONDS).execute(() -> guarded(t, () -> {
+      if (step(t, ConversationState.TRANSIENT_FAILURE, ConversationState.AWAITING_LLM_RESPONSE,
+          ConversationReasons.RETRYING)) {
+        request(t);
+      }
+    }));
+  }
+
+  private void onResponse(Turn t, ModelResponse response) {
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      if (!conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
+          ConversationReasons.MODEL_RESPONDED).won()) {
+        t.lostStep = true;
+      } else {
+        messages.add(response.toMessage());
+        t.open(response.toolCalls());
+      }
+    }
+    if (t.lostStep) {
+      stoppedOutside(t);
+      return;
+    }
+    if (!response.hasToolCalls()) {
+      finish(t, TurnResult.Ending.ANSWERED, response.text(),
+          () -> conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.IDLE,
+              ConversationReasons.FINAL_ANSWER));
+      return;
+    }
+    List<ToolCallRequest> calls = response.toolCalls();
+    List<CallRequest> allowed = new ArrayList<>(calls.size());
+    GuardDecision loop = null;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      for (int i = 0; i < calls.size() && loop == null; i++) {
+        ToolCallRequest c = calls.get(i);
+        GuardDecision d = TurnGuards.checkToolCall(limits, t.requested, c);
+        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
+          loop = d;
+          for (int j = 0; j < calls.size(); j++) {
+            t.refusals[j] = j == i ? d.message()
+                : "Not run: the turn was stopped because a tool call repeated in a loop.";
+            t.scheduledIndex[j] = -1;
+          }
+          allowed.clear();
+        } else {
+          t.requested.add(c);
+          if (d.allowed()) {
+            t.scheduledIndex[i] = allowed.size();
+            allowed.add(CallRequest.of(c.id(), c.name(), c.rawArguments()));
+          } else {
+            t.refusals[i] = d.message();
+          }
+        }
+      }
+    }
+    if (loop != null) {
+      finish(t, TurnResult.Ending.LOOP_DETECTED, loop.message(),
+          () -> conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
+      return;
+    }
+    if (allowed.isEmpty()) {
+      onAllRefused(t, calls);
+      return;
+    }
+    Batch batch = runtime.schedule(conversation.id(), allowed);
+    if (!attach(t, batch)) {
+      return;
+    }
+    boolean asks = batch.calls().stream().anyMatch(c -> c.state() == ToolCallState.PERMISSION_PENDING);
+    if (asks) {
+      if (!step(t, ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
+          ConversationReasons.APPROVAL_REQUIRED)) {
+        return;
+      }
+      Subscription sub = runtime.events().subscribe(new EventListener() {
+        @Override
+        public void onStateChanged(ToolCallEvent.StateChanged e) {
+          if (e.from() == ToolCallState.PERMISSION_PENDING && conversation.id().equals(e.sessionId())) {
+            leaveApproval(t, batch);
+          }
+        }
+      });
+      t.approvals = sub;
+      leaveApproval(t, batch);
+    } else if (!step(t, ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
+        ConversationReasons.TOOLS_STARTED)) {
+      return;
+    }
+    batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onBatchDone(t, batch, results)));
+  }
+
+  /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
+  private void onAllRefused(Turn t, List<ToolCallRequest> calls) {
+    boolean won;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      won = conversation.toolError(ConversationState.PROCESSING_LLM_RESPONSE, calls.get(0).name(), t.refusals[0])
+          .won();
+      if (won) {
+        closeOut(t);
+      }
+    }
+    if (!won) {
+      stoppedOutside(t);
+    } else if (step(t, ConversationState.HANDLING_TOOL_ERROR, ConversationState.GENERATING_RESPONSE,
+        ConversationReasons.CONTINUING)) {
+      continueOrStop(t);
+    }
+  }
+
+  /** Moves awaiting_tool_approval -> executing_tools once no call of the batch waits for a decision. */
+  private void leaveApproval(Turn t, Batch batch) {
+    for (ToolCall c : batch.calls()) {
+      if (c.state() == ToolCallState.PERMISSION_PENDING) {
+        return;
+      }
+    }
+    synchronized (lock) {
+      if (live(t) && conversation.state() == ConversationState.AWAITING_TOOL_APPROVAL) {
+        conversation.transition(ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+            ConversationReasons.TOOLS_STARTED);
+      }
+    }
+  }
+
+  private void onBatchDone(Turn t, Batch batch, List<CallResult> results) {
+    Subscription sub = t.approvals;
+    if (sub != null) {
+      sub.close();
+    }
+    leaveApproval(t, batch);
+    boolean won;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      won = conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
+          ConversationReasons.TOOLS_DONE).won();
+      if (won) {
+        closeOut(t);
+      }
+    }
+    if (!won) {
+      stoppedOutside(t);
+      return;
+    }
+    for (CallResult r : results) {
+      Optional<Tool> tool = runtime.registry().find(r.toolName());
+      if (tool.isPresent() && tool.get().definition().returnDirect() && !r.isError()) {
+        finish(t, TurnResult.Ending.RETURN_DIRECT, r.messageForModel(),
+            () -> conversation.stopTurn(ConversationReasons.RETURN_DIRECT));
+        return;
+      }
+    }
+    if (step(t, ConversationState.PROCESSING_TOOL_RESULTS, ConversationState.GENERATING_RESPONSE,
+        ConversationReasons.CONTINUING)) {
+      continueOrStop(t);
+    }
+  }
+
+  /** In generating_response: the next model request, unless the round-trip limit stops the turn. */
+  private void continueOrStop(Turn t) {
+    GuardDecision d = TurnGuards.checkRoundTrip(limits, conversation.snapshot().roundTrips());
+    if (!d.allowed()) {
+      finish(t, TurnResult.Ending.ROUND_TRIP_LIMIT, d.message(),
+          () -> conversation.stopTurn(ConversationReasons.ROUND_TRIP_LIMIT));
+    } else if (step(t, ConversationState.GENERATING_RESPONSE, ConversationState.AWAITING_LLM_RESPONSE,
+        ConversationReasons.MODEL_REQUESTED)) {
+      request(t);
+    }
+  }
+
+  // --- steps, ends and results ----------------------------------------------------------------------------------
+
+  /** Whether {@code t} is the turn under way and has not ended. Under lock. */
+  private boolean live(Turn t) {
+    return !t.ended && current == t;
+  }
+
+  /**
+   * One change of the conversation by turn {@code t}: made only while {@code t} is live. A change lost although the
+   * turn is live means something outside the agent moved the conversation: the turn ends.
+   */
+  private boolean step(Turn t, ConversationState from, ConversationState to, Reason reason) {
+    synchronized (lock) {
+      if (!live(t)) {
+        return false;
+      }
+      if (conversation.transition(from, to, reason).won()) {
+        return true;
+      }
+    }
+    stoppedOutside(t);
+    return false;
+  }
+
+  private void stoppedOutside(Turn t) {
+    finish(t, TurnResult.Ending.ABORTED, "The turn was stopped outside the agent; the conversation is "
+        + conversation.state().wireName() + ".", () -> conversation.stopTurn(ConversationReasons.ABORTED));
+  }
+
+  /** Stores the batch in the turn; when the turn has already ended, cancels it instead and returns false. */
+  private boolean attach(Turn t, Batch batch) {
+    synchronized (lock) {
+      if (live(t)) {
+        t.batch = batch;
+        return true;
+      }
+    }
+    cancelAll(batch, "the turn was stopped");
+    return false;
+  }
+
+  /**
+   * {@link Batch#cancelAll}, last call first: cancelling in request order would end a call before the later ones
+   * are cancelled, and under {@link dev.toolcall.execution.ExecutionOrder#SEQUENTIAL} that opens the next call's
+   * gate, which could then start its tool before it is cancelled.
+   */
+  private static void cancelAll(Batch batch, String reason) {
+    List<ToolCall> calls = batch.calls();
+    for (int i = calls.size() - 1; i >= 0; i--) {
+      calls.get(i).cancel(reason);
+    }
+  }
+
+  /**
+   * Ends {@code t} once (later calls do nothing): under the lock, makes the conversation change {@code end}, cancels
+   * what is left of the turn's tool calls, adds the result message of each call of the latest response; then
+   * completes the turn's stage.
+   */
+  private void finish(Turn t, TurnResult.Ending ending, String text, Runnable end) {
+    TurnResult result;
+    synchronized (lock) {
+      result = endLocked(t, ending, text, end);
+    }
+    if (result != null) {
+      log.debug("conversation {} turn ended: {}", conversation.id(), ending);
+      t.result.complete(result);
+    }
+  }
+
+  /** {@link #finish} without completing the stage; null when the turn had already ended. Under lock. */
+  private TurnResult endLocked(Turn t, TurnResult.Ending ending, String text, Runnable end) {
+    if (t.ended) {
+      return null;
+    }
+    t.ended = true;
+    end.run();
+    Subscription sub = t.approvals;
+    if (sub != null) {
+      sub.close();
+    }
+    if (t.batch != null) {
+      cancelAll(t.batch, ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended");
+    }
+    closeOut(t);
+    return new TurnResult(ending, text, t.toolResults, t.callResults);
+  }
+
+  /**
+   * Adds one result message per call of the latest response that has none yet, in request order: the guard's
+   * refusal, the call's terminal outcome, or a cancellation for a call that never ran. Under lock.
+   */
+  private void closeOut(Turn t) {
+    List<ToolCallRequest> open = t.open;
+    for (int i = 0; i < open.size(); i++) {
+      ToolCallRequest c = open.get(i);
+      String content;
+      boolean isError = true;
+      CallResult callResult = null;
+      int j = t.scheduledIndex[i];
+      if (t.refusals[i] != null) {
+        content = t.refusals[i];
+      } else if (j >= 0 && t.batch != null && t.batch.calls().get(j).isTerminal()) {
+        ToolCallSnapshot s = t.batch.calls().get(j).snapshot();
+        callResult = new CallResult(s);
+        content = callResult.messageForModel();
+        isError = callResult.isError();
+      } else {
+        content = "Cancelled: the turn ended before this call ran.";
+      }
+      if (!deduplicator.firstDelivery(c.id())) {
+        continue;
+      }
+      ToolResultMessage m = new ToolResultMessage(c.id(), c.name(), content, isError);
+      t.toolResults.add(m);
+      if (callResult != null) {
+        t.callResults.add(callResult);
+      }
+      if (!t.command) {
+        messages.add(m);
+      }
+    }
+    t.open(List.of());
+  }
+
+  private void guarded(Turn t, Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException e) {
+      log.error("conversation {}: the turn loop failed", conversation.id(), e);
+      String error = "The turn failed: the turn loop hit an internal error (" + e + ").";
+      finish(t, TurnResult.Ending.FAILED, error, () -> {
+        ConversationState s = conversation.state();
+        if (s.canTransitionTo(ConversationState.FAILED)) {
+          conversation.fail(s, error);
+        } else {
+          conversation.stopTurn(INTERNAL_ERROR);
+        }
+      });
+    }
+  }
+
+  /**
+   * A new turn started although the current one has not ended: something outside the agent moved the conversation
+   * to idle or failed. Ends the old turn as aborted, without touching the conversation. Under lock.
+   */
+  private Turn supersede() {
+    Turn old = current;
+    if (old == null || old.ended) {
+      return null;
+    }
+    old.superseded = endLocked(old, TurnResult.Ending.ABORTED,
+        "The turn was stopped outside the agent before a new one started.", () -> {});
+    return old;
+  }
+
+  private static void complete(Turn superseded) {
+    if (superseded != null && superseded.superseded != null) {
+      superseded.result.complete(superseded.superseded);
+    }
+  }
+
+  private static CompletionStage<TurnResult> refused(ConversationSnapshot s) {
+    return CompletableFuture.failedFuture(new IllegalStateException("a turn is already responding (conversation "
+        + s.conversationId() + " is " + s.state().wireName() + "): wait for its result or abort it"));
+  }
+
+  /** One turn: its stage, and what the loop knows about it. Fields marked guarded are read and written under lock. */
+  private static final class Turn {
+    final boolean command;
+    final CompletableFuture<TurnResult> result = new CompletableFuture<>();
+    /** Every tool call request of the turn, refused ones included; only the loop's current step touches it. */
+    final List<ToolCallRequest> requested = new ArrayList<>();
+    final List<ToolResultMessage> toolResults = new ArrayList<>(); // guarded
+    final List<CallResult> callResults = new ArrayList<>(); // guarded
+    boolean ended; // guarded
+    boolean lostStep; // the loop's current step only
+    TurnResult superseded; // guarded
+    Batch batch; // guarded
+    volatile Subscription approvals;
+    /** The calls of the latest response still without a result message, with what is known of each. */
+    List<ToolCallRequest> open = List.of(); // guarded
+    String[] refusals = new String[0]; // guarded
+    int[] scheduledIndex = new int[0]; // guarded
+
+    Turn(boolean command) {
+      this.command = command;
+    }
+
+    void open(List<ToolCallRequest> calls) {
+      open = List.copyOf(calls);
+      refusals = new String[calls.size()];
+      scheduledIndex = new int[calls.size()];
+      Arrays.fill(scheduledIndex, -1);
+      if (calls.isEmpty()) {
+        batch = null;
+      }
+    }
+  }
+
+  /** Builds an {@link Agent}; not thread-safe; each setter checks its value at once, naming the parameter. */
+  public static final class Builder {
+    private final ModelClient model;
+    private final ToolCallRuntime runtime;
+    private String conversationId = "conversation-1";
+    private TurnLimits limits = TurnLimits.defaults();
+    private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
+    private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+    private Consumer<? super ModelDelta> deltaListener;
+
+    private Builder(ModelClient model, ToolCallRuntime runtime) {
+      this.model = Objects.requireNonNull(model, "model");
+      this.runtime = Objects.requireNonNull(runtime, "runtime");
+    }
+
+    /** The conversation id, also the session id of its tool calls (default {@code conversation-1}); non-blank. */
+    public Builder conversationId(String conversationId) {
+      this.conversationId = Checks.requireNonBlank(conversationId, "conversationId");
+      return this;
+    }
+
+    /** The guards of every turn (default {@link TurnLimits#defaults()}). */
+    public Builder limits(TurnLimits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /** The conversation's wall clock (default system UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The conversation's monotonic ticker (default {@link Ticker#system()}). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** The source of jitter for model retry backoffs, uniform in [0, 1) (default {@link ThreadLocalRandom}). */
+    public Builder random(DoubleSupplier random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Streams every model response: the model is asked through {@link ModelClient#stream} and {@code listener}
+     * gets its deltas as they arrive (one thread at a time; it must be quick). Without it the agent uses
+     * {@link ModelClient#complete}. A listener that throws fails the request (see {@link ModelClient#stream}).
+     */
+    public Builder onDelta(Consumer<? super ModelDelta> listener) {
+      this.deltaListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** The agent, its conversation IDLE. */
+    public Agent build() {
+      return new Agent(this);
+    }
+  }
+}
