@@ -194,9 +194,9 @@ public final class ToolCall {
     Objects.requireNonNull(reason, "reason");
     ToolCallState target = outcome.state();
     ToolCallState.TABLE.check(expected, target);
-    return finished(logged(cell.transitionFromCurrent(target,
+    return logged(cell.transitionFromCurrent(target,
         cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
-        cur -> cur.next(target, reason, outcome, ticker.read())), expected, reason));
+        cur -> cur.next(target, reason, outcome, ticker.read())), expected, reason);
   }
 
   /**
@@ -209,9 +209,9 @@ public final class ToolCall {
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
     ToolCallState target = outcome.state();
-    return finished(logged(
+    return logged(
         cell.transition(expected, target, cur -> cur.next(target, reason, outcome, ticker.read())), expected,
-        reason));
+        reason);
   }
 
   /** RUNNING -&gt; COMPLETED with {@code content} as the result. */
@@ -246,7 +246,7 @@ public final class ToolCall {
     if (r.won() && log.isDebugEnabled()) {
       debug(r.snapshot().previousState(), r.snapshot(), why);
     }
-    return finished(r);
+    return r;
   }
 
   /**
@@ -337,10 +337,6 @@ public final class ToolCall {
   private void debug(ToolCallState from, ToolCallSnapshot s, Change change) {
     log.debug("tool call {} ({}) {} -> {} v{} cause {}", identity.callId(), identity.toolName(), from, s.state(),
         s.version(), change);
-  }
-
-  private TransitionResult<ToolCallSnapshot> finished(TransitionResult<ToolCallSnapshot> r) {
-    return r; // the terminal stage completes from publish(), once the terminal event went out
   }
 
   /** The cell's sink: runs on the draining thread, one version at a time, in order. */

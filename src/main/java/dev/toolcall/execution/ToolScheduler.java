@@ -392,8 +392,9 @@ public final class ToolScheduler implements AutoCloseable {
     public int cancelAll(String reason) {
       Objects.requireNonNull(reason, "reason");
       int n = 0;
-      for (ToolCall c : calls) {
-        if (c.cancel(reason).won()) {
+      // last first: cancelling an earlier call opens later calls' gates, so they must already be cancelled
+      for (int i = calls.size() - 1; i >= 0; i--) {
+        if (calls.get(i).cancel(reason).won()) {
           n++;
         }
       }
