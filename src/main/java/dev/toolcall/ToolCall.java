@@ -2,7 +2,7 @@ package dev.toolcall;
 
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.ToolCallEvent;
-import dev.toolcall.fsm.StateCell;
+import dev.toolcall.fsm.AbstractStateCell;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.ToolArguments;
 import java.lang.invoke.MethodHandles;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * All methods may be called from any thread. {@link #whenTerminal()} completes once, with the terminal snapshot,
  * after the terminal compare-and-set.
  */
-public final class ToolCall {
+public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSnapshot> {
 
   private static final Logger log = LoggerFactory.getLogger(ToolCall.class);
   private static final VarHandle DONE;
@@ -53,7 +53,9 @@ public final class ToolCall {
   private final ToolCallIdentity identity;
   private final Ticker ticker;
   private final EventBus bus;
-  private final StateCell<ToolCallState, ToolCallSnapshot> cell;
+
+  /** For the argumentsVersion parameter of the private change loop: any arguments version. */
+  private static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
 
   /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
   @SuppressWarnings("unused")
@@ -62,13 +64,11 @@ public final class ToolCall {
   /** The terminal snapshot once its event has been published; written by the draining thread. */
   private volatile ToolCallSnapshot terminalPublished;
 
-  private ToolCall(Builder b) {
-    this.ticker = b.ticker;
-    this.bus = b.bus;
-    this.identity = new ToolCallIdentity(b.callId, b.toolName, b.sessionId, b.parentCallId, b.clock.instant(),
-        ticker.read());
-    this.cell = new StateCell<>(ToolCallState.TABLE, ToolCallSnapshot.initial(identity, b.arguments),
-        this::publish);
+  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus) {
+    super(ToolCallSnapshot.initial(identity, arguments), true);
+    this.identity = identity;
+    this.ticker = ticker;
+    this.bus = bus;
   }
 
   /**
@@ -81,10 +81,10 @@ public final class ToolCall {
   }
 
   private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker) {
+    super(restored, false);
     this.identity = restored.identity();
     this.ticker = ticker;
     this.bus = bus;
-    this.cell = new StateCell<>(ToolCallState.TABLE, restored, this::publish, false);
     if (restored.isTerminal()) {
       this.terminalPublished = restored;
     }
@@ -117,12 +117,12 @@ public final class ToolCall {
 
   /** The current snapshot: one volatile read, never blocks. */
   public ToolCallSnapshot snapshot() {
-    return cell.get();
+    return current();
   }
 
   /** The current state. */
   public ToolCallState state() {
-    return cell.get().state();
+    return current().state();
   }
 
   /** The bus this call publishes on. */
@@ -150,11 +150,9 @@ public final class ToolCall {
     Objects.requireNonNull(change, "change");
     ToolCallState.TABLE.check(expected, target);
     if (target.isTerminal()) {
-      throw new IllegalArgumentException("target " + target
-          + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
+      throw terminalNeedsOutcome(target);
     }
-    return logged(cell.transition(expected, target, cur -> cur.next(target, change, null, ticker.read())), expected,
-        change);
+    return change(expected, ANY_ARGUMENTS, target, change, null);
   }
 
   /**
@@ -173,12 +171,9 @@ public final class ToolCall {
     Objects.requireNonNull(change, "change");
     ToolCallState.TABLE.check(expected, target);
     if (target.isTerminal()) {
-      throw new IllegalArgumentException("target " + target
-          + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
+      throw terminalNeedsOutcome(target);
     }
-    return logged(cell.transitionFromCurrent(target,
-        cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
-        cur -> cur.next(target, change, null, ticker.read())), expected, change);
+    return change(expected, requireArgumentsVersion(argumentsVersion), target, change, null);
   }
 
   /**
@@ -194,9 +189,7 @@ public final class ToolCall {
     Objects.requireNonNull(reason, "reason");
     ToolCallState target = outcome.state();
     ToolCallState.TABLE.check(expected, target);
-    return logged(cell.transitionFromCurrent(target,
-        cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
-        cur -> cur.next(target, reason, outcome, ticker.read())), expected, reason);
+    return change(expected, requireArgumentsVersion(argumentsVersion), target, reason, outcome);
   }
 
   /**
@@ -209,9 +202,8 @@ public final class ToolCall {
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
     ToolCallState target = outcome.state();
-    return logged(
-        cell.transition(expected, target, cur -> cur.next(target, reason, outcome, ticker.read())), expected,
-        reason);
+    ToolCallState.TABLE.check(expected, target);
+    return change(expected, ANY_ARGUMENTS, target, reason, outcome);
   }
 
   /** RUNNING -&gt; COMPLETED with {@code content} as the result. */
@@ -241,12 +233,19 @@ public final class ToolCall {
   public TransitionResult<ToolCallSnapshot> cancel(String reason) {
     Outcome outcome = new Outcome.Cancelled(Objects.requireNonNull(reason, "reason"));
     Reason why = reason.isEmpty() ? Reason.CANCELLED : Reason.CANCELLED.withMessage(reason);
-    TransitionResult<ToolCallSnapshot> r = cell.transitionFromCurrent(ToolCallState.CANCELLED, s -> true,
-        cur -> cur.next(ToolCallState.CANCELLED, why, outcome, ticker.read()));
-    if (r.won() && log.isDebugEnabled()) {
-      debug(r.snapshot().previousState(), r.snapshot(), why);
+    for (;;) {
+      ToolCallSnapshot cur = current();
+      if (!ToolCallState.TABLE.allows(cur.state(), ToolCallState.CANCELLED)) {
+        return new TransitionResult<>(false, cur);
+      }
+      ToolCallSnapshot nv = cur.next(ToolCallState.CANCELLED, why, outcome, ticker.read());
+      if (install(cur, nv)) {
+        if (log.isDebugEnabled()) {
+          debug(cur.state(), nv, why);
+        }
+        return new TransitionResult<>(true, nv);
+      }
     }
-    return r;
   }
 
   /**
@@ -265,7 +264,7 @@ public final class ToolCall {
       throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
           + expected);
     }
-    return cell.update(cur -> cur.state() == expected, cur -> cur.withArguments(arguments, by, ticker.read()));
+    return replaceArguments(expected, ANY_ARGUMENTS, arguments, by);
   }
 
   /**
@@ -281,15 +280,22 @@ public final class ToolCall {
       throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
           + expected);
     }
-    return cell.update(cur -> cur.state() == expected && cur.argumentsVersion() == argumentsVersion,
-        cur -> cur.withArguments(arguments, by, ticker.read()));
+    return replaceArguments(expected, requireArgumentsVersion(argumentsVersion), arguments, by);
   }
 
   /** Records a chunk of live output while the call is RUNNING; loses when it is not. */
   public TransitionResult<ToolCallSnapshot> appendOutput(String chunk, long sequence, long dropped) {
     Change.OutputAppended c = new Change.OutputAppended(chunk, sequence, dropped);
-    return cell.update(cur -> cur.state() == ToolCallState.RUNNING,
-        cur -> cur.withChange(c, cur.attempt(), ticker.read()));
+    for (;;) {
+      ToolCallSnapshot cur = current();
+      if (cur.state() != ToolCallState.RUNNING) {
+        return new TransitionResult<>(false, cur);
+      }
+      ToolCallSnapshot nv = cur.withChange(c, cur.attempt(), ticker.read());
+      if (install(cur, nv)) {
+        return new TransitionResult<>(true, nv);
+      }
+    }
   }
 
   /**
@@ -298,8 +304,16 @@ public final class ToolCall {
    */
   public TransitionResult<ToolCallSnapshot> scheduleRetry(int nextAttempt, Duration delay, String failure) {
     Change.RetryScheduled c = new Change.RetryScheduled(nextAttempt, delay, failure);
-    return cell.update(cur -> cur.state() == ToolCallState.RUNNING && cur.attempt() == nextAttempt - 1,
-        cur -> cur.withChange(c, nextAttempt, ticker.read()));
+    for (;;) {
+      ToolCallSnapshot cur = current();
+      if (cur.state() != ToolCallState.RUNNING || cur.attempt() != nextAttempt - 1) {
+        return new TransitionResult<>(false, cur);
+      }
+      ToolCallSnapshot nv = cur.withChange(c, nextAttempt, ticker.read());
+      if (install(cur, nv)) {
+        return new TransitionResult<>(true, nv);
+      }
+    }
   }
 
   /**
@@ -323,15 +337,57 @@ public final class ToolCall {
 
   /** Whether the call has ended. */
   public boolean isTerminal() {
-    return cell.get().isTerminal();
+    return current().isTerminal();
   }
 
-  private TransitionResult<ToolCallSnapshot> logged(TransitionResult<ToolCallSnapshot> r, ToolCallState from,
-      Change change) {
-    if (r.won() && log.isDebugEnabled()) {
-      debug(from, r.snapshot(), change);
+  /**
+   * The compare-and-set loop of every change that moves the state from {@code expected}: no lambda, so a change
+   * allocates only its snapshot (and the result, when it escapes). The edge was checked by the caller.
+   */
+  private TransitionResult<ToolCallSnapshot> change(ToolCallState expected, int argumentsVersion,
+      ToolCallState target, Change change, Outcome outcome) {
+    for (;;) {
+      ToolCallSnapshot cur = current();
+      if (cur.state() != expected
+          || (argumentsVersion != ANY_ARGUMENTS && cur.argumentsVersion() != argumentsVersion)) {
+        return new TransitionResult<>(false, cur);
+      }
+      ToolCallSnapshot nv = cur.next(target, change, outcome, ticker.read());
+      if (install(cur, nv)) {
+        if (log.isDebugEnabled()) {
+          debug(expected, nv, change);
+        }
+        return new TransitionResult<>(true, nv);
+      }
     }
-    return r;
+  }
+
+  private TransitionResult<ToolCallSnapshot> replaceArguments(ToolCallState expected, int argumentsVersion,
+      ToolArguments arguments, String by) {
+    for (;;) {
+      ToolCallSnapshot cur = current();
+      if (cur.state() != expected
+          || (argumentsVersion != ANY_ARGUMENTS && cur.argumentsVersion() != argumentsVersion)) {
+        return new TransitionResult<>(false, cur);
+      }
+      ToolCallSnapshot nv = cur.withArguments(arguments, by, ticker.read());
+      if (install(cur, nv)) {
+        return new TransitionResult<>(true, nv);
+      }
+    }
+  }
+
+  private static int requireArgumentsVersion(int argumentsVersion) {
+    if (argumentsVersion < 0) {
+      throw new IllegalArgumentException("argumentsVersion must be >= 0 (a snapshot's argumentsVersion()), was "
+          + argumentsVersion);
+    }
+    return argumentsVersion;
+  }
+
+  private static IllegalArgumentException terminalNeedsOutcome(ToolCallState target) {
+    return new IllegalArgumentException("target " + target
+        + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
   }
 
   private void debug(ToolCallState from, ToolCallSnapshot s, Change change) {
@@ -339,8 +395,9 @@ public final class ToolCall {
         s.version(), change);
   }
 
-  /** The cell's sink: runs on the draining thread, one version at a time, in order. */
-  private void publish(ToolCallSnapshot s) {
+  /** Runs on the draining thread, one version at a time, in order: publishes the version's event. */
+  @Override
+  protected void deliver(ToolCallSnapshot s) {
     if (bus.hasSubscribers()) {
       bus.publish(ToolCallEvent.of(s));
     }
@@ -355,13 +412,13 @@ public final class ToolCall {
 
   /** Publishes version 0 once construction is complete. */
   private ToolCall started() {
-    cell.drain();
+    drainPending();
     return this;
   }
 
   @Override
   public String toString() {
-    ToolCallSnapshot s = cell.get();
+    ToolCallSnapshot s = current();
     return "ToolCall[" + identity.callId() + " " + identity.toolName() + " " + s.state() + " v" + s.version() + "]";
   }
 
@@ -425,7 +482,9 @@ public final class ToolCall {
       if (bus == null) {
         bus = EventBus.create();
       }
-      return new ToolCall(this).started();
+      ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
+          ticker.read());
+      return new ToolCall(identity, arguments, ticker, bus).started();
     }
   }
 }

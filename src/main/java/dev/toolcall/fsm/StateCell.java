@@ -1,13 +1,9 @@
 package dev.toolcall.fsm;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One state machine instance: a single reference to an immutable {@link Versioned} snapshot, changed only by
@@ -32,35 +28,10 @@ import org.slf4j.LoggerFactory;
  * @param <S> the state enum
  * @param <V> the snapshot type
  */
-public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
-
-  private static final Logger log = LoggerFactory.getLogger(StateCell.class);
-  private static final VarHandle CURRENT;
-  private static final VarHandle WIP;
-
-  static {
-    try {
-      MethodHandles.Lookup l = MethodHandles.lookup();
-      CURRENT = l.findVarHandle(StateCell.class, "current", Versioned.class);
-      WIP = l.findVarHandle(StateCell.class, "wip", int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
+public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> extends AbstractStateCell<S, V> {
 
   private final TransitionTable<S> table;
   private final Consumer<? super V> sink;
-
-  /** CAS-updated by any thread. */
-  @SuppressWarnings("unused")
-  private volatile Versioned<S, V> current;
-
-  /** Drain requests outstanding; the thread that raises it from 0 drains. */
-  @SuppressWarnings("unused")
-  private volatile int wip;
-
-  /** The last version handed to the sink; read and written only by the draining thread. */
-  private int delivered = -1;
 
   /**
    * Creates a cell holding {@code initial} (version 0, in the table's initial state). Nothing is handed to the sink
@@ -77,14 +48,9 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
    * {@code deliverInitial} (false for a snapshot restored from a store: its events went out before).
    */
   public StateCell(TransitionTable<S> table, V initial, Consumer<? super V> sink, boolean deliverInitial) {
+    super(initial, deliverInitial);
     this.table = Objects.requireNonNull(table, "table");
     this.sink = Objects.requireNonNull(sink, "sink");
-    Objects.requireNonNull(initial, "initial");
-    if (initial.version() < 0) {
-      throw new IllegalArgumentException("initial version must be >= 0, was " + initial.version());
-    }
-    this.delivered = deliverInitial ? initial.version() - 1 : initial.version();
-    this.current = initial;
   }
 
   /** The transition table this cell obeys. */
@@ -93,9 +59,8 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
   }
 
   /** The current snapshot: one volatile read. */
-  @SuppressWarnings("unchecked")
   public V get() {
-    return (V) current;
+    return current();
   }
 
   /**
@@ -112,13 +77,12 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
     Objects.requireNonNull(next, "next");
     table.check(expected, target);
     for (;;) {
-      V cur = get();
+      V cur = current();
       if (cur.state() != expected) {
         return new TransitionResult<>(false, cur);
       }
       V nv = checked(cur, next.apply(cur), target);
-      if (CURRENT.compareAndSet(this, cur, nv)) {
-        drain();
+      if (install(cur, nv)) {
         return new TransitionResult<>(true, nv);
       }
     }
@@ -136,13 +100,12 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
     Objects.requireNonNull(guard, "guard");
     Objects.requireNonNull(next, "next");
     for (;;) {
-      V cur = get();
+      V cur = current();
       if (!table.allows(cur.state(), target) || !guard.test(cur)) {
         return new TransitionResult<>(false, cur);
       }
       V nv = checked(cur, next.apply(cur), target);
-      if (CURRENT.compareAndSet(this, cur, nv)) {
-        drain();
+      if (install(cur, nv)) {
         return new TransitionResult<>(true, nv);
       }
     }
@@ -159,13 +122,12 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
     Objects.requireNonNull(guard, "guard");
     Objects.requireNonNull(next, "next");
     for (;;) {
-      V cur = get();
+      V cur = current();
       if (!guard.test(cur)) {
         return new TransitionResult<>(false, cur);
       }
       V nv = checked(cur, next.apply(cur), cur.state());
-      if (CURRENT.compareAndSet(this, cur, nv)) {
-        drain();
+      if (install(cur, nv)) {
         return new TransitionResult<>(true, nv);
       }
     }
@@ -185,53 +147,17 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> {
    * after construction to publish version 0. Safe to call from any thread at any time.
    */
   public void drain() {
-    if ((int) WIP.getAndAdd(this, 1) != 0) {
-      return;
-    }
-    int missed = 1;
-    for (;;) {
-      V latest = get();
-      int from = delivered;
-      if (latest.version() > from) {
-        deliverAfter(latest, from);
-        delivered = latest.version();
-      }
-      missed = (int) WIP.getAndAdd(this, -missed) - missed;
-      if (missed == 0) {
-        return;
-      }
-    }
+    drainPending();
   }
 
-  @SuppressWarnings("unchecked")
-  private void deliverAfter(V latest, int from) {
-    int n = latest.version() - from;
-    if (n == 1) {
-      deliver(latest);
-      return;
-    }
-    Object[] pending = new Object[n];
-    V v = latest;
-    for (int i = n - 1; i >= 0; i--) {
-      pending[i] = v;
-      v = v.previous();
-    }
-    for (Object o : pending) {
-      deliver((V) o);
-    }
-  }
-
-  private void deliver(V v) {
-    try {
-      sink.accept(v);
-    } catch (Throwable t) { // a sink failure must not wedge the drain: every later version still goes out
-      log.error("event sink failed for version {} ({}); delivery goes on", v.version(), v.state(), t);
-    }
+  @Override
+  protected void deliver(V version) {
+    sink.accept(version);
   }
 
   @Override
   public String toString() {
-    V cur = get();
+    V cur = current();
     return "StateCell[" + cur.state() + " v" + cur.version() + "]";
   }
 }

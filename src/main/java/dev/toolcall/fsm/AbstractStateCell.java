@@ -1,0 +1,166 @@
+package dev.toolcall.fsm;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The mechanism under every state machine of this library: one reference to an immutable {@link Versioned}
+ * snapshot, changed only by compare-and-set, and an ordered hand-off of every installed version to
+ * {@link #deliver}. {@link StateCell} is the ready-made form that takes a sink and next-functions; an aggregate
+ * that changes often (a tool call) extends this class instead, so that its changes allocate nothing but the new
+ * snapshot (no next-function, no sink object).
+ *
+ * <h2>Protocol</h2>
+ * A change reads {@link #current()}, checks its precondition against it, builds the next snapshot (version + 1,
+ * linked to the current one as {@code previous}) without side effects, and calls {@link #install}: one
+ * compare-and-set. Exactly one of several racing changes from the same version wins; a loser re-reads and decides
+ * again (retry or report the lost race). The transition matrix is the subclass's to check before building the
+ * snapshot; {@link #install} checks only the version link, which is what ordered delivery depends on.
+ *
+ * <h2>Ordered hand-off</h2>
+ * After a win the winning thread drains: it hands every version not yet handed off to {@link #deliver}, in version
+ * order, each exactly once. Drains never overlap: a thread that finds another draining leaves its version to that
+ * thread, which loops until nothing is left (a work-in-progress counter: no lock, no lost wake-up). Because each
+ * snapshot links to the one it replaced, the drainer finds every undelivered version by walking back from the
+ * newest. A {@code deliver} that changes the same cell again (re-entrancy) neither deadlocks nor reorders: the new
+ * version is handed off after the current {@code deliver} returns.
+ *
+ * <h2>Thread safety</h2>
+ * All methods may be called from any thread. {@link #current()} is one volatile read and never blocks.
+ *
+ * @param <S> the state enum
+ * @param <V> the snapshot type
+ */
+public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S, V>> {
+
+  private static final Logger log = LoggerFactory.getLogger(AbstractStateCell.class);
+  private static final VarHandle CURRENT;
+  private static final VarHandle WIP;
+
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      CURRENT = l.findVarHandle(AbstractStateCell.class, "current", Versioned.class);
+      WIP = l.findVarHandle(AbstractStateCell.class, "wip", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** CAS-updated by any thread. */
+  @SuppressWarnings("unused")
+  private volatile Versioned<S, V> current;
+
+  /** Drain requests outstanding; the thread that raises it from 0 drains. */
+  @SuppressWarnings("unused")
+  private volatile int wip;
+
+  /** The last version handed off; read and written only by the draining thread (ordered by {@code wip}). */
+  private int delivered;
+
+  /**
+   * Creates a cell holding {@code initial}. Nothing is handed off until {@link #drainPending()} is called, so the
+   * subclass can finish its construction first.
+   *
+   * @param deliverInitial whether {@code initial} itself is handed off on the first drain (false for a snapshot
+   *     restored from a store: its events went out before)
+   * @throws IllegalArgumentException if the initial version is negative
+   */
+  protected AbstractStateCell(V initial, boolean deliverInitial) {
+    Objects.requireNonNull(initial, "initial");
+    if (initial.version() < 0) {
+      throw new IllegalArgumentException("initial version must be >= 0, was " + initial.version());
+    }
+    this.delivered = deliverInitial ? initial.version() - 1 : initial.version();
+    this.current = initial;
+  }
+
+  /** The current snapshot: one volatile read. */
+  @SuppressWarnings("unchecked")
+  protected final V current() {
+    return (V) current;
+  }
+
+  /**
+   * Installs {@code next} if the cell still holds {@code expected}, and on success hands it (and anything not yet
+   * handed off) to {@link #deliver} before returning.
+   *
+   * @param expected the snapshot {@code next} was built from, read from {@link #current()}
+   * @param next version {@code expected.version() + 1}, linked to {@code expected}
+   * @return whether this change won; on false nothing changed and the caller re-reads
+   * @throws IllegalStateException if {@code next} is not linked to {@code expected} as the next version (a bug in
+   *     the subclass; nothing changes)
+   */
+  protected final boolean install(V expected, V next) {
+    if (next.previous() != expected || next.version() != expected.version() + 1) {
+      throw brokenLink(expected, next);
+    }
+    if (CURRENT.compareAndSet(this, expected, next)) {
+      drainPending();
+      return true;
+    }
+    return false;
+  }
+
+  private static IllegalStateException brokenLink(Versioned<?, ?> expected, Versioned<?, ?> next) {
+    return new IllegalStateException("next snapshot must be version " + (expected.version() + 1)
+        + " linked to the current one; got version " + next.version() + " in " + next.state());
+  }
+
+  /**
+   * Receives every installed version exactly once, in version order, never concurrently for this cell. It should
+   * not throw: a throw is logged and the version counts as handed off.
+   */
+  protected abstract void deliver(V version);
+
+  /**
+   * Hands every version not yet handed off to {@link #deliver}, in order. Called after each win; the subclass calls
+   * it once after construction to hand off version 0. Safe to call from any thread at any time.
+   */
+  protected final void drainPending() {
+    if ((int) WIP.getAndAdd(this, 1) != 0) {
+      return;
+    }
+    int missed = 1;
+    for (;;) {
+      V latest = current();
+      int from = delivered;
+      if (latest.version() > from) {
+        if (latest.version() == from + 1) {
+          deliverIsolated(latest);
+        } else {
+          deliverRange(latest, from);
+        }
+        delivered = latest.version();
+      }
+      missed = (int) WIP.getAndAdd(this, -missed) - missed;
+      if (missed == 0) {
+        return;
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void deliverRange(V latest, int from) {
+    Object[] pending = new Object[latest.version() - from];
+    V v = latest;
+    for (int i = pending.length - 1; i >= 0; i--) {
+      pending[i] = v;
+      v = v.previous();
+    }
+    for (Object o : pending) {
+      deliverIsolated((V) o);
+    }
+  }
+
+  private void deliverIsolated(V v) {
+    try {
+      deliver(v);
+    } catch (Throwable t) { // a failing hand-off must not wedge the drain: every later version still goes out
+      log.error("hand-off failed for version {} ({}); delivery goes on", v.version(), v.state(), t);
+    }
+  }
+}
