@@ -346,18 +346,34 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   private TransitionResult<ToolCallSnapshot> change(ToolCallState expected, int argumentsVersion,
       ToolCallState target, Change change, Outcome outcome) {
+    ToolCallSnapshot won = casLoop(expected, argumentsVersion, target, change, outcome);
+    if (won != null) {
+      drainPending();
+      if (log.isDebugEnabled()) {
+        debug(expected, won, change);
+      }
+    }
+    // one allocation site (not one per branch), so C2's escape analysis can drop it when the caller only reads it;
+    // lost: the current snapshot is not in expected (a terminal winner stays current, so a loser learns it)
+    return new TransitionResult<>(won != null, won != null ? won : current());
+  }
+
+  /**
+   * Installs the next snapshot while the call is in {@code expected}; returns it, or null when the precondition
+   * failed. Kept apart from the hand-off so that {@link #change} stays small enough for the JIT to inline into the
+   * caller, which lets it drop the {@link TransitionResult} the caller only reads.
+   */
+  private ToolCallSnapshot casLoop(ToolCallState expected, int argumentsVersion, ToolCallState target,
+      Change change, Outcome outcome) {
     for (;;) {
       ToolCallSnapshot cur = current();
       if (cur.state() != expected
           || (argumentsVersion != ANY_ARGUMENTS && cur.argumentsVersion() != argumentsVersion)) {
-        return new TransitionResult<>(false, cur);
+        return null;
       }
       ToolCallSnapshot nv = cur.next(target, change, outcome, ticker.read());
-      if (install(cur, nv)) {
-        if (log.isDebugEnabled()) {
-          debug(expected, nv, change);
-        }
-        return new TransitionResult<>(true, nv);
+      if (compareAndSet(cur, nv)) {
+        return nv;
       }
     }
   }
@@ -410,9 +426,17 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
   }
 
-  /** Publishes version 0 once construction is complete. */
+  /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
+  private static ToolCall create(String callId, String toolName, String sessionId, String parentCallId,
+      ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus) {
+    ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
+        ticker.read());
+    return new ToolCall(identity, arguments, ticker, bus).started();
+  }
+
+  /** Publishes version 0 once construction is complete, before any other thread can see the call. */
   private ToolCall started() {
-    drainPending();
+    deliverInitial();
     return this;
   }
 
@@ -479,12 +503,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
     /** The call, in PENDING at version 0; its creation event is published before this returns. */
     public ToolCall build() {
-      if (bus == null) {
-        bus = EventBus.create();
-      }
-      ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-          ticker.read());
-      return new ToolCall(identity, arguments, ticker, bus).started();
+      return create(callId, toolName, sessionId, parentCallId, arguments, clock, ticker,
+          bus != null ? bus : EventBus.create());
     }
   }
 }

@@ -95,14 +95,44 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    *     the subclass; nothing changes)
    */
   protected final boolean install(V expected, V next) {
-    if (next.previous() != expected || next.version() != expected.version() + 1) {
-      throw brokenLink(expected, next);
-    }
-    if (CURRENT.compareAndSet(this, expected, next)) {
+    if (compareAndSet(expected, next)) {
       drainPending();
       return true;
     }
     return false;
+  }
+
+  /**
+   * The compare-and-set of {@link #install} without the hand-off, for a subclass that keeps its change loop small
+   * (so the JIT can inline it into the caller): after every {@code true} the caller must call
+   * {@link #drainPending()} before it returns, or the version is handed off only with the next change.
+   *
+   * @throws IllegalStateException if {@code next} is not linked to {@code expected} as the next version
+   */
+  protected final boolean compareAndSet(V expected, V next) {
+    if (next.previous() != expected || next.version() != expected.version() + 1) {
+      throw brokenLink(expected, next);
+    }
+    return CURRENT.compareAndSet(this, expected, next);
+  }
+
+  /**
+   * Hands off the initial version from the constructor of the subclass, before {@code this} is visible to any other
+   * thread: no drain protocol is needed then. Does nothing when the initial version was not to be delivered or is
+   * already delivered.
+   *
+   * @throws IllegalStateException if a change was already installed (then use {@link #drainPending()})
+   */
+  protected final void deliverInitial() {
+    V v = current();
+    if (delivered >= v.version()) {
+      return;
+    }
+    if (v.version() != delivered + 1 || wip != 0) {
+      throw new IllegalStateException("deliverInitial after a change; use drainPending");
+    }
+    delivered = v.version();
+    deliverIsolated(v);
   }
 
   private static IllegalStateException brokenLink(Versioned<?, ?> expected, Versioned<?, ?> next) {
