@@ -36,6 +36,8 @@ public class LifecycleBenchmark {
     TOOLCALL_FIXED_TIME,
     /** Our ToolCall with Clock.systemUTC() and System.nanoTime(), one no-op subscriber. */
     TOOLCALL_REAL_TIME,
+    /** Not a lifecycle: the time reads REAL_TIME makes and FIXED_TIME does not (1 Clock.instant, 5 nanoTime). */
+    TIME_READS_ONLY,
     /** stateless4j 2.6.0, shared configuration, one no-op trace. */
     STATELESS4J,
     /** squirrel-foundation 0.3.10, shared builder, one no-op transition-complete listener. */
@@ -50,6 +52,7 @@ public class LifecycleBenchmark {
         case RAW_CAS -> new RawCasLifecycle();
         case TOOLCALL_FIXED_TIME -> new ToolCallLifecycle(false);
         case TOOLCALL_REAL_TIME -> new ToolCallLifecycle(true);
+        case TIME_READS_ONLY -> new TimeReadsOnly();
         case STATELESS4J -> new Stateless4jLifecycle();
         case SQUIRREL -> new SquirrelLifecycle();
         case SPRING_REUSED_FACTORY -> new SpringLifecycle(true);

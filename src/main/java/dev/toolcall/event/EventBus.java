@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Close.</b> After {@link Subscription#close()} returns, the listener is not invoked again.</li>
  *   <li><b>Isolation.</b> A listener that throws is logged (SLF4J, with the source id and event type) and skipped;
  *       other listeners, the call, and its own later events go on.</li>
+ *   <li><b>One at a time.</b> A listener is never invoked concurrently with itself, whichever calls and threads
+ *       the events come from, so it needs no locking of its own. For an inline listener this is a monitor per
+ *       subscription: threads publishing to the same inline listener take turns (which is also why one shared
+ *       inline subscriber does not scale with publishing threads; give a busy listener an executor, or each
+ *       thread's calls their own bus).</li>
  *   <li><b>Two modes.</b> An inline listener runs on the thread that made the change (fast; must not block). A
  *       listener with an executor runs there, in order, through its own serial queue, and never slows the changing
  *       thread. If that executor rejects a task, the event is delivered inline and the rejection is logged: nothing

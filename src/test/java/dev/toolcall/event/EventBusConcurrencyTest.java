@@ -75,6 +75,47 @@ class EventBusConcurrencyTest {
     }
   }
 
+  /**
+   * One inline listener shared by calls that change on different threads at once is never invoked concurrently
+   * with itself (the "one at a time" guarantee): an overlap counter inside the listener never exceeds one.
+   */
+  @RepeatedTest(3)
+  void sharedInlineListenerIsNeverInvokedConcurrently() throws Exception {
+    EventBus bus = EventBus.create();
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger maxInside = new AtomicInteger();
+    AtomicInteger seen = new AtomicInteger();
+    bus.subscribe(new EventListener() {
+      @Override
+      public void onEvent(Event event) {
+        int now = inside.incrementAndGet();
+        maxInside.accumulateAndGet(now, Math::max);
+        for (int spin = 0; spin < 50; spin++) {
+          Thread.onSpinWait(); // widen the window in which an overlap would be seen
+        }
+        seen.incrementAndGet();
+        inside.decrementAndGet();
+      }
+    });
+    CyclicBarrier start = new CyclicBarrier(THREADS);
+    List<Future<?>> fs = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      fs.add(pool.submit(() -> {
+        ToolCall own = runningCall(bus);
+        start.await();
+        for (int i = 0; i < CHANGES; i++) {
+          own.appendOutput("x", i, 0);
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get(30, TimeUnit.SECONDS);
+    }
+    assertThat(seen.get()).isEqualTo(THREADS * (CHANGES + 2));
+    assertThat(maxInside.get()).isEqualTo(1);
+  }
+
   /** A subscriber added while events flow sees no gap from its first event on. */
   @Test
   void midStreamSubscriberSeesNoGap() throws Exception {
