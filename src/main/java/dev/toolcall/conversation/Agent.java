@@ -1,24 +1,23 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.FailureKind;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallRuntime;
-import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.ToolCallState;
-import dev.toolcall.event.EventListener;
-import dev.toolcall.event.Subscription;
-import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
+import dev.toolcall.execution.OpenBatch;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.Tool;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -76,6 +75,8 @@ public final class Agent {
   static final Reason COMMAND_DONE = Reason.of("command_done", "user command done");
   /** The loop itself failed (a bug); the turn ends. */
   static final Reason INTERNAL_ERROR = Reason.of("internal_error", "the turn loop failed");
+  /** What the model is told about the other calls of a response in which a call repeated in a loop. */
+  static final String LOOP_NOT_RUN = "Not run: the turn was stopped because a tool call repeated in a loop.";
 
   private final ModelClient model;
   private final ToolCallRuntime runtime;
@@ -229,10 +230,17 @@ public final class Agent {
         return;
       }
       request = new ModelRequest(messages, runtime.registry().definitions());
+      t.stream = null; // the previous response's calls are in t.batch
     }
+    Consumer<ModelDelta> listener = d -> {
+      guarded(t, () -> onDelta(t, d));
+      if (deltaListener != null) {
+        deltaListener.accept(d);
+      }
+    };
     CompletionStage<ModelResponse> stage;
     try {
-      stage = deltaListener == null ? model.complete(request) : model.stream(request, deltaListener);
+      stage = model.stream(request, listener);
       if (stage == null) {
         stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the model client returned no stage"));
@@ -242,14 +250,108 @@ public final class Agent {
     }
     stage.whenComplete((response, e) -> guarded(t, () -> {
       if (e != null) {
+        dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.from(e));
       } else if (response == null) {
+        dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the model client returned no response"));
       } else {
         onResponse(t, response);
       }
     }));
+  }
+
+  /**
+   * One delta of the response being streamed (the stream's thread, one delta at a time): a call is created when
+   * announced, its arguments fill in, and once they are complete the guards decide whether it is validated and
+   * authorized (its tool waits for the tool phase) or refused.
+   */
+  private void onDelta(Turn t, ModelDelta d) {
+    if (d instanceof ModelDelta.ToolCallStarted s) {
+      Streamed st;
+      synchronized (lock) {
+        if (!live(t)) {
+          return;
+        }
+        st = t.stream;
+        if (st == null) {
+          st = new Streamed(t.requested.size());
+          st.batch = runtime.scheduler().openBatch(conversation.id(), st.hold);
+          t.stream = st;
+        }
+      }
+      ToolCall call = st.batch.announce(s.callId(), s.toolName());
+      Announced a = new Announced(s.callId(), s.toolName(), call);
+      st.announced.add(a);
+      st.open.put(a.id, a);
+    } else if (d instanceof ModelDelta.ToolCallArguments f) {
+      Streamed st = stream(t);
+      Announced a = st == null ? null : st.open.get(f.callId());
+      if (a != null) {
+        a.raw.append(f.fragment());
+        st.batch.appendArguments(a.call, f.fragment());
+      }
+    } else if (d instanceof ModelDelta.ToolCallCompleted c) {
+      Streamed st = stream(t);
+      Announced a = st == null ? null : st.open.remove(c.callId());
+      if (a != null) {
+        onCallComplete(t, st, a);
+      }
+    }
+  }
+
+  /** The stream's calls while {@code t} is live, else null. */
+  private Streamed stream(Turn t) {
+    synchronized (lock) {
+      return live(t) ? t.stream : null;
+    }
+  }
+
+  /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
+  private void onCallComplete(Turn t, Streamed st, Announced a) {
+    ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
+    GuardDecision d = null;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      if (st.loop == null) {
+        d = TurnGuards.checkToolCall(limits, t.requested, request);
+        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
+          st.loop = d;
+          st.loopIndex = st.announced.indexOf(a);
+        } else {
+          t.requested.add(request);
+        }
+      }
+    }
+    if (d != null && d.allowed()) {
+      st.batch.complete(a.call);
+      return;
+    }
+    a.refusal = d != null ? d.message() : LOOP_NOT_RUN;
+    st.batch.fail(a.call, FailureKind.LIMIT_EXCEEDED, a.refusal);
+  }
+
+  /**
+   * The response failed or was discarded: its calls are cancelled (those whose arguments were complete first, so
+   * nothing starts), the stream's guard records are undone, and the batch is sealed.
+   */
+  private void dropStream(Turn t, String reason) {
+    Streamed st;
+    synchronized (lock) {
+      st = t.stream;
+      t.stream = null;
+      if (st != null && live(t)) {
+        t.requested.subList(st.requestedMark, t.requested.size()).clear();
+      }
+    }
+    if (st != null) {
+      st.batch.cancelAll(reason);
+      st.batch.seal();
+      st.hold.complete(null);
+    }
   }
 
   private void onModelError(Turn t, ModelException e) {
@@ -294,16 +396,43 @@ public final class Agent {
   }
 
   private void onResponse(Turn t, ModelResponse response) {
+    List<ToolCallRequest> calls = response.toolCalls();
+    Streamed st;
     synchronized (lock) {
       if (!live(t)) {
         return;
       }
+      st = t.stream;
+    }
+    if (!streamedAsResponse(st, calls)) {
+      dropStream(t, "the model's streamed tool calls differ from its response");
+      onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+          "the model client streamed other tool calls than its response holds"));
+      return;
+    }
+    // a client whose stream did not announce (all) its calls: they take the same path now
+    for (int i = st == null ? 0 : st.announced.size(); i < calls.size(); i++) {
+      ToolCallRequest c = calls.get(i);
+      onDelta(t, new ModelDelta.ToolCallStarted(c.id(), c.name()));
+      onDelta(t, new ModelDelta.ToolCallArguments(c.id(), c.rawArguments()));
+      onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
+    }
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      st = t.stream;
       if (!conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
           ConversationReasons.MODEL_RESPONDED).won()) {
         t.lostStep = true;
       } else {
         messages.add(response.toMessage());
-        t.open(response.toolCalls());
+        t.open(calls);
+        for (int i = 0; i < calls.size(); i++) {
+          t.scheduledIndex[i] = i;
+          t.refusals[i] = st.loop == null ? st.announced.get(i).refusal
+              : i == st.loopIndex ? st.loop.message() : LOOP_NOT_RUN;
+        }
       }
     }
     if (t.lostStep) {
@@ -316,69 +445,81 @@ public final class Agent {
               ConversationReasons.FINAL_ANSWER));
       return;
     }
-    List<ToolCallRequest> calls = response.toolCalls();
-    List<CallRequest> allowed = new ArrayList<>(calls.size());
-    GuardDecision loop = null;
+    Batch batch = st.batch.seal();
+    if (!attach(t, batch)) {
+      return;
+    }
+    if (st.loop != null) {
+      finish(t, TurnResult.Ending.LOOP_DETECTED, st.loop.message(),
+          () -> conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
+      return;
+    }
+    boolean allRefused = true;
+    for (Announced a : st.announced) {
+      allRefused &= a.refusal != null;
+    }
+    if (allRefused) {
+      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onAllRefused(t, calls)));
+      return;
+    }
+    toolPhase(t, st, batch);
+  }
+
+  /** Whether the calls the stream announced are the first calls of the response (same ids and names, in order). */
+  private static boolean streamedAsResponse(Streamed st, List<ToolCallRequest> calls) {
+    if (st == null) {
+      return true;
+    }
+    if (st.announced.size() > calls.size()) {
+      return false;
+    }
+    for (int i = 0; i < st.announced.size(); i++) {
+      Announced a = st.announced.get(i);
+      if (!a.id.equals(calls.get(i).id()) || !a.name.equals(calls.get(i).name())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The tool phase of a response whose calls are validated and being authorized: {@code executing_tools} at once
+   * when no call waits for a decision, else {@code awaiting_tool_approval} until none does. The calls' tools start
+   * only after {@code executing_tools} has been published (the batch is held until then).
+   */
+  private void toolPhase(Turn t, Streamed st, Batch batch) {
+    CompletableFuture<Void> authorized = st.batch.whenAuthorized().toCompletableFuture();
+    boolean waiting;
+    boolean won;
     synchronized (lock) {
       if (!live(t)) {
         return;
       }
-      for (int i = 0; i < calls.size() && loop == null; i++) {
-        ToolCallRequest c = calls.get(i);
-        GuardDecision d = TurnGuards.checkToolCall(limits, t.requested, c);
-        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
-          loop = d;
-          for (int j = 0; j < calls.size(); j++) {
-            t.refusals[j] = j == i ? d.message()
-                : "Not run: the turn was stopped because a tool call repeated in a loop.";
-            t.scheduledIndex[j] = -1;
-          }
-          allowed.clear();
-        } else {
-          t.requested.add(c);
-          if (d.allowed()) {
-            t.scheduledIndex[i] = allowed.size();
-            allowed.add(CallRequest.of(c.id(), c.name(), c.rawArguments()));
-          } else {
-            t.refusals[i] = d.message();
-          }
+      waiting = !authorized.isDone();
+      won = waiting
+          ? conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
+              ConversationReasons.APPROVAL_REQUIRED).won()
+          : conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
+              ConversationReasons.TOOLS_STARTED).won();
+    }
+    if (!won) {
+      stoppedOutside(t);
+    } else if (!waiting) {
+      runTools(t, st, batch);
+    } else {
+      authorized.whenComplete((x, e) -> guarded(t, () -> {
+        if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+            ConversationReasons.TOOLS_STARTED)) {
+          runTools(t, st, batch);
         }
-      }
+      }));
     }
-    if (loop != null) {
-      finish(t, TurnResult.Ending.LOOP_DETECTED, loop.message(),
-          () -> conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
-      return;
-    }
-    if (allowed.isEmpty()) {
-      onAllRefused(t, calls);
-      return;
-    }
-    Batch batch = runtime.schedule(conversation.id(), allowed);
-    if (!attach(t, batch)) {
-      return;
-    }
-    boolean asks = batch.calls().stream().anyMatch(c -> c.state() == ToolCallState.PERMISSION_PENDING);
-    if (asks) {
-      if (!step(t, ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
-          ConversationReasons.APPROVAL_REQUIRED)) {
-        return;
-      }
-      Subscription sub = runtime.events().subscribe(new EventListener() {
-        @Override
-        public void onStateChanged(ToolCallEvent.StateChanged e) {
-          if (e.from() == ToolCallState.PERMISSION_PENDING && conversation.id().equals(e.sessionId())) {
-            leaveApproval(t, batch);
-          }
-        }
-      });
-      t.approvals = sub;
-      leaveApproval(t, batch);
-    } else if (!step(t, ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
-        ConversationReasons.TOOLS_STARTED)) {
-      return;
-    }
-    batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onBatchDone(t, batch, results)));
+  }
+
+  /** In executing_tools (published): lets the batch's tools start, and waits for every call to end. */
+  private void runTools(Turn t, Streamed st, Batch batch) {
+    st.hold.complete(null);
+    batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onBatchDone(t, results)));
   }
 
   /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
@@ -402,27 +543,8 @@ public final class Agent {
     }
   }
 
-  /** Moves awaiting_tool_approval -> executing_tools once no call of the batch waits for a decision. */
-  private void leaveApproval(Turn t, Batch batch) {
-    for (ToolCall c : batch.calls()) {
-      if (c.state() == ToolCallState.PERMISSION_PENDING) {
-        return;
-      }
-    }
-    synchronized (lock) {
-      if (live(t) && conversation.state() == ConversationState.AWAITING_TOOL_APPROVAL) {
-        conversation.transition(ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-            ConversationReasons.TOOLS_STARTED);
-      }
-    }
-  }
-
-  private void onBatchDone(Turn t, Batch batch, List<CallResult> results) {
-    Subscription sub = t.approvals;
-    if (sub != null) {
-      sub.close();
-    }
-    leaveApproval(t, batch);
+  /** Every call of the batch has ended and its terminal event is out: processing_tool_results. */
+  private void onBatchDone(Turn t, List<CallResult> results) {
     boolean won;
     synchronized (lock) {
       if (!live(t)) {
@@ -540,12 +662,14 @@ public final class Agent {
     }
     t.ended = true;
     end.run();
-    Subscription sub = t.approvals;
-    if (sub != null) {
-      sub.close();
-    }
+    String why = ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended";
     if (t.batch != null) {
-      cancelAll(t.batch, ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended");
+      cancelAll(t.batch, why);
+    }
+    Streamed st = t.stream;
+    if (st != null) {
+      st.batch.cancelAll(why);
+      st.hold.complete(null); // nothing left to start: lets the cancelled calls' pipelines finish
     }
     closeOut(t);
     return new TurnResult(ending, text, t.toolResults, t.callResults);
@@ -563,11 +687,13 @@ public final class Agent {
       boolean isError = true;
       CallResult callResult = null;
       int j = t.scheduledIndex[i];
+      ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : null;
+      if (call != null && call.isTerminal()) {
+        callResult = new CallResult(call.snapshot());
+      }
       if (t.refusals[i] != null) {
         content = t.refusals[i];
-      } else if (j >= 0 && t.batch != null && t.batch.calls().get(j).isTerminal()) {
-        ToolCallSnapshot s = t.batch.calls().get(j).snapshot();
-        callResult = new CallResult(s);
+      } else if (callResult != null) {
         content = callResult.messageForModel();
         isError = callResult.isError();
       } else {
@@ -642,7 +768,8 @@ public final class Agent {
     boolean lostStep; // the loop's current step only
     TurnResult superseded; // guarded
     Batch batch; // guarded
-    volatile Subscription approvals;
+    /** The calls of the response being streamed (or, after it, of the latest response); null before any. */
+    Streamed stream; // guarded
     /** The calls of the latest response still without a result message, with what is known of each. */
     List<ToolCallRequest> open = List.of(); // guarded
     String[] refusals = new String[0]; // guarded
@@ -660,6 +787,42 @@ public final class Agent {
       if (calls.isEmpty()) {
         batch = null;
       }
+    }
+  }
+
+  /**
+   * The tool calls of one response as it streams: the open batch, the hold that keeps their tools from starting
+   * before {@code executing_tools}, and per call what the loop knows. The lists, the map and the loop fields are
+   * touched by the stream's thread (one delta at a time) and then by the step that handles the complete response
+   * (after the stream's stage completed); {@code batch.cancelAll} and {@code hold} by any thread.
+   */
+  private static final class Streamed {
+    final CompletableFuture<Void> hold = new CompletableFuture<>();
+    /** How many requests of the turn the guards had seen before this response. */
+    final int requestedMark;
+    final List<Announced> announced = new ArrayList<>();
+    final Map<String, Announced> open = new HashMap<>();
+    OpenBatch batch;
+    GuardDecision loop;
+    int loopIndex = -1;
+
+    Streamed(int requestedMark) {
+      this.requestedMark = requestedMark;
+    }
+  }
+
+  /** One announced call: its id, tool name, call and raw arguments so far, and the guard's refusal if any. */
+  private static final class Announced {
+    final String id;
+    final String name;
+    final ToolCall call;
+    final StringBuilder raw = new StringBuilder();
+    String refusal;
+
+    Announced(String id, String name, ToolCall call) {
+      this.id = id;
+      this.name = name;
+      this.call = call;
     }
   }
 
