@@ -35,19 +35,60 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>One turn</h2>
  * {@link #send} starts a turn ({@code idle}/{@code failed -> processing_user_message}), appends the
- * {@link UserMessage} and asks the model ({@code awaiting_llm_response}) with every message so far and the
- * registry's tool definitions. The response is appended as an {@link AssistantMessage}
- * ({@code processing_llm_response}). Without tool calls it is the answer ({@code -> idle}). Otherwise each call is
- * checked by {@link TurnGuards#checkToolCall}: a call over a limit is not scheduled and is answered with the guard's
- * message as an error; a loop stops the turn. The allowed calls are scheduled as one {@link Batch} with the
- * conversation id as session id ({@code executing_tools}, or {@code awaiting_tool_approval} while one of them waits
- * for a person's decision). When every call has ended ({@code processing_tool_results}) one
- * {@link ToolResultMessage} per call of the response is appended, in request order (content
- * {@link CallResult#messageForModel()}, error flag {@link CallResult#isError()}), each call id once
+ * {@link UserMessage} and asks the model ({@code awaiting_llm_response}) through {@link ModelClient#stream} with every
+ * message so far and the registry's tool definitions (a client that implements only {@link ModelClient#complete}
+ * replays its complete response as deltas). The response's tool calls are taken as the stream announces them, into
+ * one {@link OpenBatch} with the conversation id as session id:
+ * <ul>
+ *   <li>{@link ModelDelta.ToolCallStarted}: the call is created PENDING; its event is on the bus at once.</li>
+ *   <li>{@link ModelDelta.ToolCallArguments}: its arguments fill in (see {@link OpenBatch}).</li>
+ *   <li>{@link ModelDelta.ToolCallCompleted}: {@link TurnGuards#checkToolCall} decides. An allowed call is validated
+ *       and authorized now (a permission request opens while the model still streams); its tool waits for the tool
+ *       phase. A call over a limit fails ({@link dev.toolcall.FailureKind#LIMIT_EXCEEDED}) with the guard's message
+ *       and runs nothing. A loop stops the turn once the response is complete: no call of that response runs.</li>
+ * </ul>
+ * A call whose arguments end malformed or cut off (the model ran out of tokens) fails as a call with malformed
+ * arguments, with a message for the model. A stream that fails cancels the calls it announced, and the request is
+ * retried or the turn fails as for any model error. The complete response is appended as an {@link AssistantMessage}
+ * ({@code processing_llm_response}). Without tool calls it is the answer ({@code -> idle}). Otherwise the tool phase
+ * begins: {@code executing_tools} at once when no call waits for a decision, else {@code awaiting_tool_approval}
+ * until none does ({@link OpenBatch#whenAuthorized()}); only then may the calls' tools start, in the scheduler's
+ * order. When every call has ended ({@code processing_tool_results}) one {@link ToolResultMessage} per call of the
+ * response is appended, in request order (content {@link CallResult#messageForModel()}, error flag
+ * {@link CallResult#isError()}; for a refused call the guard's message), each call id once
  * ({@link ResultDeduplicator}). A return-direct tool that completed ends the turn with its result; otherwise, if
  * {@link TurnGuards#checkRoundTrip} allows, the model is asked again ({@code generating_response ->
  * awaiting_llm_response}). When every call of a response was refused, the response goes through
  * {@code handling_tool_error} instead of the tool states.
+ *
+ * <h2>Events of one conversation</h2>
+ * The conversation's events and those of its tool calls go to the runtime's bus. Per source (the conversation, each
+ * call) every subscriber sees them in version order; across sources, while the conversation is changed only through
+ * this agent, every subscriber (inline or with an executor, whenever it subscribed) sees them in an order consistent
+ * with the turn:
+ * <ol>
+ *   <li>a response's calls are created (their first event) after the conversation's {@code awaiting_llm_response}
+ *       that asked for that response, and before its {@code processing_llm_response};</li>
+ *   <li>no tool of a response starts (its call's RUNNING with reason {@code started} or
+ *       {@code no_permission_needed}) before the conversation's {@code executing_tools} for that response. A call
+ *       that fails validation or is refused by a guard passes RUNNING (reason {@code validating}) earlier, while the
+ *       response is streamed. (A user command's call, {@link #runCommand}, runs within
+ *       {@code processing_user_message}: it has no tool phase.);</li>
+ *   <li>{@code awaiting_tool_approval -> executing_tools} comes after the event of every decision it waited for
+ *       (approved, denied, timed out, cancelled);</li>
+ *   <li>every call's terminal event comes before the {@code processing_tool_results} (or {@code handling_tool_error})
+ *       of its response;</li>
+ *   <li>when a turn stops early (an abort, a guard, a failure), the conversation's change comes first and the
+ *       cancellations of the turn's calls that had not ended follow it.</li>
+ * </ol>
+ * The mechanism costs nothing on the calls' hot path: the agent publishes its own change before it lets the calls go
+ * on (the batch's tools are held until {@code executing_tools} is out), and moves on only on stages that complete
+ * after the calls' events were handed to the bus ({@link ToolCall#whenTerminal()}, and the permission decision's
+ * stage behind {@link OpenBatch#whenAuthorized()}). The one gap, in (3): the permission service completes a
+ * decision's stage right after its compare-and-set, and the event of that change is handed to the bus by the thread
+ * that happens to be delivering the call's events; when another thread is delivering an earlier change of the same
+ * call at that moment (an edit of the arguments made a moment before the approval, on another thread), the approval's
+ * event may follow {@code executing_tools}.
  *
  * <h2>Failures are results</h2>
  * Nothing a model or a tool produced completes the returned stage exceptionally: a transient model error is retried
@@ -873,9 +914,10 @@ public final class Agent {
     }
 
     /**
-     * Streams every model response: the model is asked through {@link ModelClient#stream} and {@code listener}
-     * gets its deltas as they arrive (one thread at a time; it must be quick). Without it the agent uses
-     * {@link ModelClient#complete}. A listener that throws fails the request (see {@link ModelClient#stream}).
+     * Passes every delta of the model's responses to {@code listener} as it arrives (one thread at a time; it must be
+     * quick), after the agent has taken it (so the call a {@link ModelDelta.ToolCallStarted} announces exists). The
+     * agent asks the model through {@link ModelClient#stream} with or without it. A listener that throws fails the
+     * request (see {@link ModelClient#stream}).
      */
     public Builder onDelta(Consumer<? super ModelDelta> listener) {
       this.deltaListener = Objects.requireNonNull(listener, "listener");
