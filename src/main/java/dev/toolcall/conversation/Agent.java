@@ -316,6 +316,9 @@ public final class Agent {
           return;
         }
         st = t.stream;
+        if (st != null && st.responded) {
+          return; // a client that streams after its response (against the contract): ignored
+        }
         if (st == null) {
           st = new Streamed(t.requested.size());
           st.batch = runtime.scheduler().openBatch(conversation.id(), st.hold);
@@ -342,10 +345,11 @@ public final class Agent {
     }
   }
 
-  /** The stream's calls while {@code t} is live, else null. */
+  /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */
   private Streamed stream(Turn t) {
     synchronized (lock) {
-      return live(t) ? t.stream : null;
+      Streamed st = live(t) ? t.stream : null;
+      return st == null || st.responded ? null : st;
     }
   }
 
@@ -463,6 +467,9 @@ public final class Agent {
         return;
       }
       st = t.stream;
+      if (st != null) {
+        st.responded = true;
+      }
       if (!conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
           ConversationReasons.MODEL_RESPONDED).won()) {
         t.lostStep = true;
@@ -846,6 +853,8 @@ public final class Agent {
     OpenBatch batch;
     GuardDecision loop;
     int loopIndex = -1;
+    /** Set under the agent's lock once the complete response is handled: later deltas are ignored. */
+    boolean responded;
 
     Streamed(int requestedMark) {
       this.requestedMark = requestedMark;
