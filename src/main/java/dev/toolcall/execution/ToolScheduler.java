@@ -256,20 +256,19 @@ public final class ToolScheduler implements AutoCloseable {
 
   /**
    * Starts the run of a fresh, validated call behind its gate, and links the call's end into the gates of the calls
-   * after it; a call that is not fresh only links (as if read-only: it runs nothing here). Returns the run, or null.
+   * after it; a call that is not fresh only links (as if read-only: it runs nothing here). {@code authorized}, when
+   * given, completes once the authorizer has decided that the call may run (an open batch's whenAuthorized).
    */
-  private Run start(Claim c, BatchImpl batch, Gates gates, CompletableFuture<Void> authorized) {
+  private void start(Claim c, BatchImpl batch, Gates gates, CompletableFuture<Void> authorized) {
     boolean readOnly = true;
-    Run run = null;
     if (c.fresh()) {
       Validator.Validation v = c.validation();
-      run = new Run(c.call(), v, batch);
+      Run run = new Run(c.call(), v, batch);
       run.authorized = authorized;
       readOnly = !(v instanceof Validator.Valid ok) || ok.tool().definition().readOnly();
       run.start(gates.next(readOnly));
     }
     gates.link(c.call(), readOnly);
-    return run;
   }
 
   /**
