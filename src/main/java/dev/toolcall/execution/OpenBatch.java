@@ -107,8 +107,11 @@ public interface OpenBatch {
 
   /**
    * Completes once the batch is sealed and every call of it has been authorized: its permission check has finished
-   * (no permission needed, or approved) or the call has ended. It completes after the event of each decision has
-   * been handed to the bus (for a call that ended, after its terminal event). Never completes exceptionally.
+   * (no permission needed, or approved) or the call has ended. For a call that ended it waits for
+   * {@link ToolCall#whenTerminal()}, so the terminal event has been handed to the bus; for an approval it waits for
+   * the authorizer's stage, which the permission service completes right after the approval's compare-and-set (its
+   * event is out by then, unless another thread was delivering an earlier change of the same call at that moment).
+   * Never completes exceptionally.
    */
   CompletionStage<Void> whenAuthorized();
 
