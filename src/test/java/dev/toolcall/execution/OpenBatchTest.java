@@ -216,6 +216,52 @@ class OpenBatchTest {
     assertThat(echo.entries.get()).as("at most a, if it started before the cancel").isLessThanOrEqualTo(1);
   }
 
+  /**
+   * An abort racing with a stream: one thread announces calls while another cancels the batch, from a start latch.
+   * Whichever wins for each call, every call ends CANCELLED (announced before the cancel: cancelled by it; after:
+   * cancelled at once) and no tool runs.
+   */
+  @Test
+  void cancelAllRacingWithAnnouncementsLeavesNoCallAlive() throws Exception {
+    Counting echo = echo("echo", true);
+    ToolScheduler s = scheduler(echo.tool);
+    for (int round = 0; round < 50; round++) {
+      OpenBatch ob = s.openBatch("s" + round);
+      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+      List<ToolCall> announced = new CopyOnWriteArrayList<>();
+      Thread stream = new Thread(() -> {
+        await(start);
+        for (int i = 0; i < 20; i++) {
+          announced.add(ob.announce("c" + i, "echo"));
+        }
+      });
+      Thread abort = new Thread(() -> {
+        await(start);
+        ob.cancelAll("aborted");
+      });
+      stream.start();
+      abort.start();
+      start.countDown();
+      stream.join(10_000);
+      abort.join(10_000);
+      for (ToolCall c : announced) {
+        ob.complete(c);
+      }
+      List<CallResult> results = await(ob.seal());
+      assertThat(results).hasSize(20).allSatisfy(r -> assertThat(r.outcome())
+          .isEqualTo(new Outcome.Cancelled("aborted")));
+    }
+    assertThat(echo.entries).hasValue(0);
+  }
+
+  private static void await(java.util.concurrent.CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Test
   void aHeldBatchAuthorizesAsCallsCompleteButStartsNoToolBeforeItIsReleased() throws Exception {
     Counting echo = echo("echo", true);
