@@ -1,24 +1,23 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.FailureKind;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallRuntime;
-import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.ToolCallState;
-import dev.toolcall.event.EventListener;
-import dev.toolcall.event.Subscription;
-import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
+import dev.toolcall.execution.OpenBatch;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.Tool;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -36,19 +35,60 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>One turn</h2>
  * {@link #send} starts a turn ({@code idle}/{@code failed -> processing_user_message}), appends the
- * {@link UserMessage} and asks the model ({@code awaiting_llm_response}) with every message so far and the
- * registry's tool definitions. The response is appended as an {@link AssistantMessage}
- * ({@code processing_llm_response}). Without tool calls it is the answer ({@code -> idle}). Otherwise each call is
- * checked by {@link TurnGuards#checkToolCall}: a call over a limit is not scheduled and is answered with the guard's
- * message as an error; a loop stops the turn. The allowed calls are scheduled as one {@link Batch} with the
- * conversation id as session id ({@code executing_tools}, or {@code awaiting_tool_approval} while one of them waits
- * for a person's decision). When every call has ended ({@code processing_tool_results}) one
- * {@link ToolResultMessage} per call of the response is appended, in request order (content
- * {@link CallResult#messageForModel()}, error flag {@link CallResult#isError()}), each call id once
+ * {@link UserMessage} and asks the model ({@code awaiting_llm_response}) through {@link ModelClient#stream} with every
+ * message so far and the registry's tool definitions (a client that implements only {@link ModelClient#complete}
+ * replays its complete response as deltas). The response's tool calls are taken as the stream announces them, into
+ * one {@link OpenBatch} with the conversation id as session id:
+ * <ul>
+ *   <li>{@link ModelDelta.ToolCallStarted}: the call is created PENDING; its event is on the bus at once.</li>
+ *   <li>{@link ModelDelta.ToolCallArguments}: its arguments fill in (see {@link OpenBatch}).</li>
+ *   <li>{@link ModelDelta.ToolCallCompleted}: {@link TurnGuards#checkToolCall} decides. An allowed call is validated
+ *       and authorized now (a permission request opens while the model still streams); its tool waits for the tool
+ *       phase. A call over a limit fails ({@link dev.toolcall.FailureKind#LIMIT_EXCEEDED}) with the guard's message
+ *       and runs nothing. A loop stops the turn once the response is complete: no call of that response runs.</li>
+ * </ul>
+ * A call whose arguments end malformed or cut off (the model ran out of tokens) fails as a call with malformed
+ * arguments, with a message for the model. A stream that fails cancels the calls it announced, and the request is
+ * retried or the turn fails as for any model error. The complete response is appended as an {@link AssistantMessage}
+ * ({@code processing_llm_response}). Without tool calls it is the answer ({@code -> idle}). Otherwise the tool phase
+ * begins: {@code executing_tools} at once when no call waits for a decision, else {@code awaiting_tool_approval}
+ * until none does ({@link OpenBatch#whenAuthorized()}); only then may the calls' tools start, in the scheduler's
+ * order. When every call has ended ({@code processing_tool_results}) one {@link ToolResultMessage} per call of the
+ * response is appended, in request order (content {@link CallResult#messageForModel()}, error flag
+ * {@link CallResult#isError()}; for a refused call the guard's message), each call id once
  * ({@link ResultDeduplicator}). A return-direct tool that completed ends the turn with its result; otherwise, if
  * {@link TurnGuards#checkRoundTrip} allows, the model is asked again ({@code generating_response ->
  * awaiting_llm_response}). When every call of a response was refused, the response goes through
  * {@code handling_tool_error} instead of the tool states.
+ *
+ * <h2>Events of one conversation</h2>
+ * The conversation's events and those of its tool calls go to the runtime's bus. Per source (the conversation, each
+ * call) every subscriber sees them in version order; across sources, while the conversation is changed only through
+ * this agent, every subscriber (inline or with an executor, whenever it subscribed) sees them in an order consistent
+ * with the turn:
+ * <ol>
+ *   <li>a response's calls are created (their first event) after the conversation's {@code awaiting_llm_response}
+ *       that asked for that response, and before its {@code processing_llm_response};</li>
+ *   <li>no tool of a response starts (its call's RUNNING with reason {@code started} or
+ *       {@code no_permission_needed}) before the conversation's {@code executing_tools} for that response. A call
+ *       that fails validation or is refused by a guard passes RUNNING (reason {@code validating}) earlier, while the
+ *       response is streamed. (A user command's call, {@link #runCommand}, runs within
+ *       {@code processing_user_message}: it has no tool phase.);</li>
+ *   <li>{@code awaiting_tool_approval -> executing_tools} comes after the event of every decision it waited for
+ *       (approved, denied, timed out, cancelled);</li>
+ *   <li>every call's terminal event comes before the {@code processing_tool_results} (or {@code handling_tool_error})
+ *       of its response;</li>
+ *   <li>when a turn stops early (an abort, a guard, a failure), the conversation's change comes first and the
+ *       cancellations of the turn's calls that had not ended follow it.</li>
+ * </ol>
+ * The mechanism costs nothing on the calls' hot path: the agent publishes its own change before it lets the calls go
+ * on (the batch's tools are held until {@code executing_tools} is out), and moves on only on stages that complete
+ * after the calls' events were handed to the bus ({@link ToolCall#whenTerminal()}, and the permission decision's
+ * stage behind {@link OpenBatch#whenAuthorized()}). The one gap, in (3): the permission service completes a
+ * decision's stage right after its compare-and-set, and the event of that change is handed to the bus by the thread
+ * that happens to be delivering the call's events; when another thread is delivering an earlier change of the same
+ * call at that moment (an edit of the arguments made a moment before the approval, on another thread), the approval's
+ * event may follow {@code executing_tools}.
  *
  * <h2>Failures are results</h2>
  * Nothing a model or a tool produced completes the returned stage exceptionally: a transient model error is retried
@@ -76,6 +116,8 @@ public final class Agent {
   static final Reason COMMAND_DONE = Reason.of("command_done", "user command done");
   /** The loop itself failed (a bug); the turn ends. */
   static final Reason INTERNAL_ERROR = Reason.of("internal_error", "the turn loop failed");
+  /** What the model is told about the other calls of a response in which a call repeated in a loop. */
+  static final String LOOP_NOT_RUN = "Not run: the turn was stopped because a tool call repeated in a loop.";
 
   private final ModelClient model;
   private final ToolCallRuntime runtime;
@@ -229,10 +271,17 @@ public final class Agent {
         return;
       }
       request = new ModelRequest(messages, runtime.registry().definitions());
+      t.stream = null; // the previous response's calls are in t.batch
     }
+    Consumer<ModelDelta> listener = d -> {
+      guarded(t, () -> onDelta(t, d));
+      if (deltaListener != null) {
+        deltaListener.accept(d);
+      }
+    };
     CompletionStage<ModelResponse> stage;
     try {
-      stage = deltaListener == null ? model.complete(request) : model.stream(request, deltaListener);
+      stage = model.stream(request, listener);
       if (stage == null) {
         stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the model client returned no stage"));
@@ -242,14 +291,112 @@ public final class Agent {
     }
     stage.whenComplete((response, e) -> guarded(t, () -> {
       if (e != null) {
+        dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.from(e));
       } else if (response == null) {
+        dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the model client returned no response"));
       } else {
         onResponse(t, response);
       }
     }));
+  }
+
+  /**
+   * One delta of the response being streamed (the stream's thread, one delta at a time): a call is created when
+   * announced, its arguments fill in, and once they are complete the guards decide whether it is validated and
+   * authorized (its tool waits for the tool phase) or refused.
+   */
+  private void onDelta(Turn t, ModelDelta d) {
+    if (d instanceof ModelDelta.ToolCallStarted s) {
+      Streamed st;
+      synchronized (lock) {
+        if (!live(t)) {
+          return;
+        }
+        st = t.stream;
+        if (st != null && st.responded) {
+          return; // a client that streams after its response (against the contract): ignored
+        }
+        if (st == null) {
+          st = new Streamed(t.requested.size());
+          st.batch = runtime.scheduler().openBatch(conversation.id(), st.hold);
+          t.stream = st;
+        }
+      }
+      ToolCall call = st.batch.announce(s.callId(), s.toolName());
+      Announced a = new Announced(s.callId(), s.toolName(), call);
+      st.announced.add(a);
+      st.open.put(a.id, a);
+    } else if (d instanceof ModelDelta.ToolCallArguments f) {
+      Streamed st = stream(t);
+      Announced a = st == null ? null : st.open.get(f.callId());
+      if (a != null) {
+        a.raw.append(f.fragment());
+        st.batch.appendArguments(a.call, f.fragment());
+      }
+    } else if (d instanceof ModelDelta.ToolCallCompleted c) {
+      Streamed st = stream(t);
+      Announced a = st == null ? null : st.open.remove(c.callId());
+      if (a != null) {
+        onCallComplete(t, st, a);
+      }
+    }
+  }
+
+  /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */
+  private Streamed stream(Turn t) {
+    synchronized (lock) {
+      Streamed st = live(t) ? t.stream : null;
+      return st == null || st.responded ? null : st;
+    }
+  }
+
+  /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
+  private void onCallComplete(Turn t, Streamed st, Announced a) {
+    ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
+    GuardDecision d = null;
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      if (st.loop == null) {
+        d = TurnGuards.checkToolCall(limits, t.requested, request);
+        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
+          st.loop = d;
+          st.loopIndex = st.announced.indexOf(a);
+        } else {
+          t.requested.add(request);
+        }
+      }
+    }
+    if (d != null && d.allowed()) {
+      st.batch.complete(a.call);
+      return;
+    }
+    a.refusal = d != null ? d.message() : LOOP_NOT_RUN;
+    st.batch.fail(a.call, FailureKind.LIMIT_EXCEEDED, a.refusal);
+  }
+
+  /**
+   * The response failed or was discarded: its calls are cancelled (those whose arguments were complete first, so
+   * nothing starts), the stream's guard records are undone, and the batch is sealed.
+   */
+  private void dropStream(Turn t, String reason) {
+    Streamed st;
+    synchronized (lock) {
+      st = t.stream;
+      t.stream = null;
+      if (st != null && live(t)) {
+        t.requested.subList(st.requestedMark, t.requested.size()).clear();
+      }
+    }
+    if (st != null) {
+      st.batch.cancelAll(reason);
+      st.batch.seal();
+      st.hold.complete(null);
+    }
   }
 
   private void onModelError(Turn t, ModelException e) {
@@ -294,16 +441,46 @@ public final class Agent {
   }
 
   private void onResponse(Turn t, ModelResponse response) {
+    List<ToolCallRequest> calls = response.toolCalls();
+    Streamed st;
     synchronized (lock) {
       if (!live(t)) {
         return;
+      }
+      st = t.stream;
+    }
+    if (!streamedAsResponse(st, calls)) {
+      dropStream(t, "the model's streamed tool calls differ from its response");
+      onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+          "the model client streamed other tool calls than its response holds"));
+      return;
+    }
+    // a client whose stream did not announce (all) its calls: they take the same path now
+    for (int i = st == null ? 0 : st.announced.size(); i < calls.size(); i++) {
+      ToolCallRequest c = calls.get(i);
+      onDelta(t, new ModelDelta.ToolCallStarted(c.id(), c.name()));
+      onDelta(t, new ModelDelta.ToolCallArguments(c.id(), c.rawArguments()));
+      onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
+    }
+    synchronized (lock) {
+      if (!live(t)) {
+        return;
+      }
+      st = t.stream;
+      if (st != null) {
+        st.responded = true;
       }
       if (!conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
           ConversationReasons.MODEL_RESPONDED).won()) {
         t.lostStep = true;
       } else {
         messages.add(response.toMessage());
-        t.open(response.toolCalls());
+        t.open(calls);
+        for (int i = 0; i < calls.size(); i++) {
+          t.scheduledIndex[i] = i;
+          t.refusals[i] = st.loop == null ? st.announced.get(i).refusal
+              : i == st.loopIndex ? st.loop.message() : LOOP_NOT_RUN;
+        }
       }
     }
     if (t.lostStep) {
@@ -316,69 +493,81 @@ public final class Agent {
               ConversationReasons.FINAL_ANSWER));
       return;
     }
-    List<ToolCallRequest> calls = response.toolCalls();
-    List<CallRequest> allowed = new ArrayList<>(calls.size());
-    GuardDecision loop = null;
+    Batch batch = st.batch.seal();
+    if (!attach(t, batch)) {
+      return;
+    }
+    if (st.loop != null) {
+      finish(t, TurnResult.Ending.LOOP_DETECTED, st.loop.message(),
+          () -> conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
+      return;
+    }
+    boolean allRefused = true;
+    for (Announced a : st.announced) {
+      allRefused &= a.refusal != null;
+    }
+    if (allRefused) {
+      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onAllRefused(t, calls)));
+      return;
+    }
+    toolPhase(t, st, batch);
+  }
+
+  /** Whether the calls the stream announced are the first calls of the response (same ids and names, in order). */
+  private static boolean streamedAsResponse(Streamed st, List<ToolCallRequest> calls) {
+    if (st == null) {
+      return true;
+    }
+    if (st.announced.size() > calls.size()) {
+      return false;
+    }
+    for (int i = 0; i < st.announced.size(); i++) {
+      Announced a = st.announced.get(i);
+      if (!a.id.equals(calls.get(i).id()) || !a.name.equals(calls.get(i).name())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The tool phase of a response whose calls are validated and being authorized: {@code executing_tools} at once
+   * when no call waits for a decision, else {@code awaiting_tool_approval} until none does. The calls' tools start
+   * only after {@code executing_tools} has been published (the batch is held until then).
+   */
+  private void toolPhase(Turn t, Streamed st, Batch batch) {
+    CompletableFuture<Void> authorized = st.batch.whenAuthorized().toCompletableFuture();
+    boolean waiting;
+    boolean won;
     synchronized (lock) {
       if (!live(t)) {
         return;
       }
-      for (int i = 0; i < calls.size() && loop == null; i++) {
-        ToolCallRequest c = calls.get(i);
-        GuardDecision d = TurnGuards.checkToolCall(limits, t.requested, c);
-        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
-          loop = d;
-          for (int j = 0; j < calls.size(); j++) {
-            t.refusals[j] = j == i ? d.message()
-                : "Not run: the turn was stopped because a tool call repeated in a loop.";
-            t.scheduledIndex[j] = -1;
-          }
-          allowed.clear();
-        } else {
-          t.requested.add(c);
-          if (d.allowed()) {
-            t.scheduledIndex[i] = allowed.size();
-            allowed.add(CallRequest.of(c.id(), c.name(), c.rawArguments()));
-          } else {
-            t.refusals[i] = d.message();
-          }
+      waiting = !authorized.isDone();
+      won = waiting
+          ? conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
+              ConversationReasons.APPROVAL_REQUIRED).won()
+          : conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
+              ConversationReasons.TOOLS_STARTED).won();
+    }
+    if (!won) {
+      stoppedOutside(t);
+    } else if (!waiting) {
+      runTools(t, st, batch);
+    } else {
+      authorized.whenComplete((x, e) -> guarded(t, () -> {
+        if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+            ConversationReasons.TOOLS_STARTED)) {
+          runTools(t, st, batch);
         }
-      }
+      }));
     }
-    if (loop != null) {
-      finish(t, TurnResult.Ending.LOOP_DETECTED, loop.message(),
-          () -> conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
-      return;
-    }
-    if (allowed.isEmpty()) {
-      onAllRefused(t, calls);
-      return;
-    }
-    Batch batch = runtime.schedule(conversation.id(), allowed);
-    if (!attach(t, batch)) {
-      return;
-    }
-    boolean asks = batch.calls().stream().anyMatch(c -> c.state() == ToolCallState.PERMISSION_PENDING);
-    if (asks) {
-      if (!step(t, ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
-          ConversationReasons.APPROVAL_REQUIRED)) {
-        return;
-      }
-      Subscription sub = runtime.events().subscribe(new EventListener() {
-        @Override
-        public void onStateChanged(ToolCallEvent.StateChanged e) {
-          if (e.from() == ToolCallState.PERMISSION_PENDING && conversation.id().equals(e.sessionId())) {
-            leaveApproval(t, batch);
-          }
-        }
-      });
-      t.approvals = sub;
-      leaveApproval(t, batch);
-    } else if (!step(t, ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
-        ConversationReasons.TOOLS_STARTED)) {
-      return;
-    }
-    batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onBatchDone(t, batch, results)));
+  }
+
+  /** In executing_tools (published): lets the batch's tools start, and waits for every call to end. */
+  private void runTools(Turn t, Streamed st, Batch batch) {
+    st.hold.complete(null);
+    batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onBatchDone(t, results)));
   }
 
   /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
@@ -402,27 +591,8 @@ public final class Agent {
     }
   }
 
-  /** Moves awaiting_tool_approval -> executing_tools once no call of the batch waits for a decision. */
-  private void leaveApproval(Turn t, Batch batch) {
-    for (ToolCall c : batch.calls()) {
-      if (c.state() == ToolCallState.PERMISSION_PENDING) {
-        return;
-      }
-    }
-    synchronized (lock) {
-      if (live(t) && conversation.state() == ConversationState.AWAITING_TOOL_APPROVAL) {
-        conversation.transition(ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-            ConversationReasons.TOOLS_STARTED);
-      }
-    }
-  }
-
-  private void onBatchDone(Turn t, Batch batch, List<CallResult> results) {
-    Subscription sub = t.approvals;
-    if (sub != null) {
-      sub.close();
-    }
-    leaveApproval(t, batch);
+  /** Every call of the batch has ended and its terminal event is out: processing_tool_results. */
+  private void onBatchDone(Turn t, List<CallResult> results) {
     boolean won;
     synchronized (lock) {
       if (!live(t)) {
@@ -540,12 +710,14 @@ public final class Agent {
     }
     t.ended = true;
     end.run();
-    Subscription sub = t.approvals;
-    if (sub != null) {
-      sub.close();
-    }
+    String why = ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended";
     if (t.batch != null) {
-      cancelAll(t.batch, ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended");
+      cancelAll(t.batch, why);
+    }
+    Streamed st = t.stream;
+    if (st != null) {
+      st.batch.cancelAll(why);
+      st.hold.complete(null); // nothing left to start: lets the cancelled calls' pipelines finish
     }
     closeOut(t);
     return new TurnResult(ending, text, t.toolResults, t.callResults);
@@ -563,11 +735,13 @@ public final class Agent {
       boolean isError = true;
       CallResult callResult = null;
       int j = t.scheduledIndex[i];
+      ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : null;
+      if (call != null && call.isTerminal()) {
+        callResult = new CallResult(call.snapshot());
+      }
       if (t.refusals[i] != null) {
         content = t.refusals[i];
-      } else if (j >= 0 && t.batch != null && t.batch.calls().get(j).isTerminal()) {
-        ToolCallSnapshot s = t.batch.calls().get(j).snapshot();
-        callResult = new CallResult(s);
+      } else if (callResult != null) {
         content = callResult.messageForModel();
         isError = callResult.isError();
       } else {
@@ -642,7 +816,8 @@ public final class Agent {
     boolean lostStep; // the loop's current step only
     TurnResult superseded; // guarded
     Batch batch; // guarded
-    volatile Subscription approvals;
+    /** The calls of the response being streamed (or, after it, of the latest response); null before any. */
+    Streamed stream; // guarded
     /** The calls of the latest response still without a result message, with what is known of each. */
     List<ToolCallRequest> open = List.of(); // guarded
     String[] refusals = new String[0]; // guarded
@@ -660,6 +835,44 @@ public final class Agent {
       if (calls.isEmpty()) {
         batch = null;
       }
+    }
+  }
+
+  /**
+   * The tool calls of one response as it streams: the open batch, the hold that keeps their tools from starting
+   * before {@code executing_tools}, and per call what the loop knows. The lists, the map and the loop fields are
+   * touched by the stream's thread (one delta at a time) and then by the step that handles the complete response
+   * (after the stream's stage completed); {@code batch.cancelAll} and {@code hold} by any thread.
+   */
+  private static final class Streamed {
+    final CompletableFuture<Void> hold = new CompletableFuture<>();
+    /** How many requests of the turn the guards had seen before this response. */
+    final int requestedMark;
+    final List<Announced> announced = new ArrayList<>();
+    final Map<String, Announced> open = new HashMap<>();
+    OpenBatch batch;
+    GuardDecision loop;
+    int loopIndex = -1;
+    /** Set under the agent's lock once the complete response is handled: later deltas are ignored. */
+    boolean responded;
+
+    Streamed(int requestedMark) {
+      this.requestedMark = requestedMark;
+    }
+  }
+
+  /** One announced call: its id, tool name, call and raw arguments so far, and the guard's refusal if any. */
+  private static final class Announced {
+    final String id;
+    final String name;
+    final ToolCall call;
+    final StringBuilder raw = new StringBuilder();
+    String refusal;
+
+    Announced(String id, String name, ToolCall call) {
+      this.id = id;
+      this.name = name;
+      this.call = call;
     }
   }
 
@@ -710,9 +923,10 @@ public final class Agent {
     }
 
     /**
-     * Streams every model response: the model is asked through {@link ModelClient#stream} and {@code listener}
-     * gets its deltas as they arrive (one thread at a time; it must be quick). Without it the agent uses
-     * {@link ModelClient#complete}. A listener that throws fails the request (see {@link ModelClient#stream}).
+     * Passes every delta of the model's responses to {@code listener} as it arrives (one thread at a time; it must be
+     * quick), after the agent has taken it (so the call a {@link ModelDelta.ToolCallStarted} announces exists). The
+     * agent asks the model through {@link ModelClient#stream} with or without it. A listener that throws fails the
+     * request (see {@link ModelClient#stream}).
      */
     public Builder onDelta(Consumer<? super ModelDelta> listener) {
       this.deltaListener = Objects.requireNonNull(listener, "listener");

@@ -13,7 +13,8 @@ import java.util.Objects;
  *     guard, failure or abort that ended the turn (never null)
  * @param toolResults what the model was told about every tool call of the turn, in the order the results were added
  *     to the conversation (refused calls included); an immutable copy
- * @param calls the terminal result of every tool call the turn scheduled, in order; an immutable copy
+ * @param calls the terminal result of every tool call of the turn's responses, in order (a call a guard refused
+ *     included: it failed without running); an immutable copy
  */
 public record TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls) {
 

@@ -71,6 +71,12 @@ import org.slf4j.LoggerFactory;
  * interrupts its tool. The concurrency permit is released on the terminal state, so a tool that ignores interrupts
  * does not hold it; such an attempt is counted as abandoned in {@link #stats()}.
  *
+ * <h2>Streamed calls</h2>
+ * {@link #openBatch} takes the calls of a response that is still streaming: each call is created when the stream
+ * announces it and takes the flow above once its arguments are complete (see {@link OpenBatch}); a batch may hold
+ * its tools until the runtime releases it. {@link #schedule} and open batches share one path per call: the same id
+ * rules, the same pipeline, the same {@link ExecutionOrder} gates.
+ *
  * <p>Thread-safe. Nothing a model produced makes this class throw.
  */
 public final class ToolScheduler implements AutoCloseable {
@@ -161,58 +167,142 @@ public final class ToolScheduler implements AutoCloseable {
     List<CallRequest> reqs = List.copyOf(requests);
     BatchImpl batch = new BatchImpl(reqs.size());
     Set<String> seen = new HashSet<>();
-    CompletableFuture<Void> allEarlier = CompletableFuture.completedFuture(null);
-    CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
+    Gates gates = new Gates(null);
     for (CallRequest req : reqs) {
-      ToolCall call;
-      CompletableFuture<Void> gate;
-      boolean readOnly = true;
-      if (!seen.add(req.callId())) {
-        call = duplicate(sessionId, req);
-        gate = null;
+      Claim c = claim(sessionId, req, seen, true);
+      start(c, batch, gates, null);
+      batch.add(c.call());
+    }
+    batch.seal();
+    return batch;
+  }
+
+  /**
+   * Opens a batch whose calls are announced one at a time while a model streams them, and run as their arguments
+   * complete; see {@link OpenBatch}. The same rules as {@link #schedule} apply, in announcement order.
+   *
+   * @throws NullPointerException if {@code sessionId} is null
+   */
+  public OpenBatch openBatch(String sessionId) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    return new OpenBatchImpl(sessionId, null);
+  }
+
+  /**
+   * Opens a batch like {@link #openBatch(String)} whose calls are validated and authorized as they complete but
+   * start no tool before {@code runAfter} completes (normally or exceptionally): a runtime publishes its own state
+   * first (a conversation entering {@code executing_tools}) and then lets the tools start. The
+   * {@link ExecutionOrder} still applies once it has completed.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(runAfter, "runAfter");
+    return new OpenBatchImpl(sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+  }
+
+  /**
+   * A call claimed by a batch: {@code fresh} when the batch created it and runs it; otherwise a duplicate of an id
+   * in the batch or a call already scheduled in the session. {@code validation} is set when the call was created
+   * with validated arguments.
+   */
+  private record Claim(ToolCall call, Validator.Validation validation, boolean fresh) {}
+
+  /**
+   * The id rules of one request of a batch: a duplicate id within the batch ({@code seen}) gets its own call, failed
+   * on a private bus; an id already scheduled in the session returns that call (nothing runs twice); a new id gets a
+   * new PENDING call, whose creation event is published before this returns. With {@code validateNow} the arguments
+   * are validated first and the call is created with them; otherwise it is created with the raw text as it stands
+   * (a call announced by a stream, validated when its arguments are complete).
+   */
+  private Claim claim(String sessionId, CallRequest req, Set<String> seen, boolean validateNow) {
+    if (!seen.add(req.callId())) {
+      return new Claim(duplicate(sessionId, req), null, false);
+    }
+    CompletableFuture<ToolCall> mine = new CompletableFuture<>();
+    CompletableFuture<ToolCall> existing = reserve(sessionId + '\u0000' + req.callId(), mine);
+    if (existing != null) {
+      return new Claim(existing.join(), null, false);
+    }
+    Validator.Validation v = null;
+    ToolCall call;
+    try {
+      ToolArguments args;
+      if (validateNow) {
+        v = validator.validate(req.toolName(), req.rawArguments());
+        args = argumentsOf(v);
       } else {
-        CompletableFuture<ToolCall> mine = new CompletableFuture<>();
-        CompletableFuture<ToolCall> existing = reserve(sessionId + '\u0000' + req.callId(), mine);
-        if (existing != null) {
-          call = existing.join();
-          gate = null;
-        } else {
-          Validator.Validation v;
-          try {
-            v = validator.validate(req.toolName(), req.rawArguments());
-            ToolArguments args = v instanceof Validator.Valid ok ? ok.arguments()
-                : ((Validator.Invalid) v).arguments();
-            ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
-                .arguments(args).clock(clock).ticker(ticker).eventBus(bus);
-            if (req.parentCallId() != null) {
-              cb.parentCallId(req.parentCallId());
-            }
-            call = cb.build();
-          } catch (RuntimeException | Error e) {
-            unreserve(sessionId + '\u0000' + req.callId(), mine, e);
-            throw e;
-          }
-          mine.complete(call);
-          counters.scheduled.increment();
-          Run run = new Run(call, v, batch);
-          readOnly = !(v instanceof Validator.Valid ok2) || ok2.tool().definition().readOnly();
-          gate = switch (order) {
-            case PARALLEL -> CompletableFuture.completedFuture(null);
-            case SEQUENTIAL -> allEarlier;
-            case PARALLEL_READS -> readOnly ? lastWrite : allEarlier;
-          };
-          run.start(gate);
-        }
+        args = ToolArguments.ofText(req.rawArguments());
       }
-      batch.add(call);
+      ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
+          .arguments(args).clock(clock).ticker(ticker).eventBus(bus);
+      if (req.parentCallId() != null) {
+        cb.parentCallId(req.parentCallId());
+      }
+      call = cb.build();
+    } catch (RuntimeException | Error e) {
+      unreserve(sessionId + '\u0000' + req.callId(), mine, e);
+      throw e;
+    }
+    mine.complete(call);
+    counters.scheduled.increment();
+    return new Claim(call, v, true);
+  }
+
+  private static ToolArguments argumentsOf(Validator.Validation v) {
+    return v instanceof Validator.Valid ok ? ok.arguments() : ((Validator.Invalid) v).arguments();
+  }
+
+  /**
+   * Starts the run of a fresh, validated call behind its gate, and links the call's end into the gates of the calls
+   * after it; a call that is not fresh only links (as if read-only: it runs nothing here). {@code authorized}, when
+   * given, completes once the authorizer has decided that the call may run (an open batch's whenAuthorized).
+   */
+  private void start(Claim c, BatchImpl batch, Gates gates, CompletableFuture<Void> authorized) {
+    boolean readOnly = true;
+    if (c.fresh()) {
+      Validator.Validation v = c.validation();
+      Run run = new Run(c.call(), v, batch);
+      run.authorized = authorized;
+      readOnly = !(v instanceof Validator.Valid ok) || ok.tool().definition().readOnly();
+      run.start(gates.next(readOnly));
+    }
+    gates.link(c.call(), readOnly);
+  }
+
+  /**
+   * The {@link ExecutionOrder} gates of one batch, built in request order by the one thread that adds its calls:
+   * {@code allEarlier} completes when every call so far has ended, {@code lastWrite} when every call up to the last
+   * call that is not read-only has ended. With {@code hold}, every gate also waits for it.
+   */
+  private final class Gates {
+    private final CompletableFuture<Void> hold;
+    private CompletableFuture<Void> allEarlier = CompletableFuture.completedFuture(null);
+    private CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
+
+    Gates(CompletableFuture<Void> hold) {
+      this.hold = hold;
+    }
+
+    /** What must end before the next call may start. */
+    CompletableFuture<Void> next(boolean readOnly) {
+      CompletableFuture<Void> gate = switch (order) {
+        case PARALLEL -> CompletableFuture.completedFuture(null);
+        case SEQUENTIAL -> allEarlier;
+        case PARALLEL_READS -> readOnly ? lastWrite : allEarlier;
+      };
+      return hold == null ? gate : CompletableFuture.allOf(gate, hold);
+    }
+
+    /** Links the end of the next call into the gates of the calls after it. */
+    void link(ToolCall call, boolean readOnly) {
       CompletableFuture<Void> terminal = call.whenTerminal().toCompletableFuture().thenAccept(s -> {});
       allEarlier = CompletableFuture.allOf(allEarlier, terminal);
       if (!readOnly) {
         lastWrite = allEarlier;
       }
     }
-    batch.seal();
-    return batch;
   }
 
   private CompletableFuture<ToolCall> reserve(String key, CompletableFuture<ToolCall> mine) {
@@ -351,9 +441,14 @@ public final class ToolScheduler implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** One batch: its calls in request order, and the future of their results. */
+  /**
+   * One batch: its calls in request order, and the future of their results. Calls are added by one thread (the
+   * scheduling or streaming one) while other threads may cancel them, so the list is guarded by this; after
+   * {@link #seal()} it no longer changes.
+   */
   private final class BatchImpl implements Batch {
-    private final List<ToolCall> calls;
+    private final List<ToolCall> calls; // guarded by this until sealed
+    private String cancelled; // guarded by this: set by cancelAll; calls added later are cancelled at once
     private CompletableFuture<List<CallResult>> done;
 
     BatchImpl(int size) {
@@ -361,12 +456,23 @@ public final class ToolScheduler implements AutoCloseable {
     }
 
     void add(ToolCall call) {
-      calls.add(call);
+      String reason;
+      synchronized (this) {
+        calls.add(call);
+        reason = cancelled;
+      }
+      if (reason != null) {
+        call.cancel(reason);
+      }
+    }
+
+    synchronized List<ToolCall> copy() {
+      return List.copyOf(calls);
     }
 
     void seal() {
       List<CompletableFuture<ToolCallSnapshot>> ends = new ArrayList<>(calls.size());
-      for (ToolCall c : calls) {
+      for (ToolCall c : copy()) {
         ends.add(c.whenTerminal().toCompletableFuture());
       }
       done = CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
@@ -391,14 +497,207 @@ public final class ToolScheduler implements AutoCloseable {
     @Override
     public int cancelAll(String reason) {
       Objects.requireNonNull(reason, "reason");
+      List<ToolCall> now;
+      synchronized (this) {
+        if (cancelled == null) {
+          cancelled = reason;
+        }
+        now = List.copyOf(calls);
+      }
       int n = 0;
       // last first: cancelling an earlier call opens later calls' gates, so they must already be cancelled
-      for (int i = calls.size() - 1; i >= 0; i--) {
-        if (calls.get(i).cancel(reason).won()) {
+      for (int i = now.size() - 1; i >= 0; i--) {
+        if (now.get(i).cancel(reason).won()) {
           n++;
         }
       }
       return n;
+    }
+  }
+
+  /**
+   * {@link OpenBatch}. The stream's methods run on one thread at a time (see the interface), so the entries, the
+   * gates and the admission cursor are touched by that thread only; the calls list lives in the {@link BatchImpl}
+   * (guarded there), so {@link #cancelAll} may come from any thread.
+   */
+  private final class OpenBatchImpl implements OpenBatch {
+    private final String sessionId;
+    private final BatchImpl batch = new BatchImpl(4);
+    private final Gates gates;
+    private final Set<String> seen = new HashSet<>();
+    private final List<Entry> entries = new ArrayList<>(); // the stream's thread
+    private final Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>(); // the stream's thread
+    private final CompletableFuture<Void> authorized = new CompletableFuture<>();
+    private int admitted; // entries [0, admitted) have been started or linked
+    private volatile boolean sealed;
+
+    OpenBatchImpl(String sessionId, CompletableFuture<Void> hold) {
+      this.sessionId = sessionId;
+      this.gates = new Gates(hold);
+    }
+
+    /** One announced call and its raw arguments so far. */
+    private final class Entry {
+      final Claim claim;
+      final StringBuilder raw = new StringBuilder();
+      final CompletableFuture<Void> authorized = new CompletableFuture<>();
+      int fragments;
+      int published;
+      boolean complete;
+
+      Entry(Claim claim) {
+        this.claim = claim;
+        if (claim.fresh()) {
+          claim.call().whenTerminal().thenRun(() -> authorized.complete(null));
+        } else {
+          authorized.complete(null);
+        }
+      }
+
+      ToolCall call() {
+        return claim.call();
+      }
+
+      /** Whether this batch still fills in and runs the call. */
+      boolean open() {
+        return claim.fresh() && !complete && !claim.call().isTerminal();
+      }
+    }
+
+    @Override
+    public ToolCall announce(String callId, String toolName) {
+      CallRequest req = CallRequest.of(callId, toolName, "");
+      checkOpen();
+      Claim c = claim(sessionId, req, seen, false);
+      Entry e = new Entry(c);
+      entries.add(e);
+      byCall.put(c.call(), e);
+      batch.add(c.call());
+      if (closed && c.fresh()) {
+        c.call().cancel("the runtime was closed");
+      }
+      return c.call();
+    }
+
+    @Override
+    public void appendArguments(ToolCall call, String fragment) {
+      Objects.requireNonNull(fragment, "fragment");
+      Entry e = entry(call);
+      if (!e.open() || fragment.isEmpty()) {
+        return;
+      }
+      e.raw.append(fragment);
+      e.fragments++;
+      int len = e.raw.length();
+      if (e.fragments >= 2 && len >= 2L * e.published) {
+        e.published = len;
+        call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw.toString()), STREAMING);
+      }
+    }
+
+    @Override
+    public void complete(ToolCall call) {
+      Entry e = entry(call);
+      e.complete = true;
+      admitReady();
+    }
+
+    @Override
+    public void fail(ToolCall call, FailureKind kind, String message) {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(message, "message");
+      if (message.isBlank()) {
+        throw new IllegalArgumentException("message must not be blank: the model reads it");
+      }
+      Entry e = entry(call);
+      if (e.open()) {
+        failUnrun(e, kind, message);
+      }
+      e.complete = true;
+      admitReady();
+    }
+
+    @Override
+    public Batch seal() {
+      if (sealed) {
+        return batch;
+      }
+      for (Entry e : entries) {
+        if (e.open()) {
+          failUnrun(e, FailureKind.MALFORMED_ARGUMENTS, "The response ended before the arguments of this call were "
+              + "complete, so it was not run. Send the call again with complete arguments.");
+        }
+        e.complete = true;
+      }
+      admitReady();
+      sealed = true;
+      batch.seal();
+      List<CompletableFuture<Void>> all = new ArrayList<>(entries.size());
+      for (Entry e : entries) {
+        all.add(e.authorized);
+      }
+      CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).thenRun(() -> authorized.complete(null));
+      return batch;
+    }
+
+    @Override
+    public CompletionStage<Void> whenAuthorized() {
+      return authorized.minimalCompletionStage();
+    }
+
+    @Override
+    public List<ToolCall> calls() {
+      return batch.copy();
+    }
+
+    @Override
+    public int cancelAll(String reason) {
+      return batch.cancelAll(reason);
+    }
+
+    private void checkOpen() {
+      if (sealed) {
+        throw new IllegalStateException("the batch is sealed: no call can be announced or changed any more");
+      }
+    }
+
+    private Entry entry(ToolCall call) {
+      Objects.requireNonNull(call, "call");
+      checkOpen();
+      Entry e = byCall.get(call);
+      if (e == null) {
+        throw new IllegalArgumentException("call " + call.callId() + " was not announced in this batch");
+      }
+      return e;
+    }
+
+    /** Ends a call this batch will not run: its raw arguments so far installed, then RUNNING -> FAILED. */
+    private void failUnrun(Entry e, FailureKind kind, String message) {
+      ToolCall call = e.call();
+      ToolArguments raw = ToolArguments.ofText(e.raw.toString());
+      if (!call.snapshot().arguments().equals(raw)) {
+        call.modifyArguments(ToolCallState.PENDING, raw, STREAMING);
+      }
+      call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
+      call.fail(kind, message);
+    }
+
+    /** Starts (or links) every entry whose arguments are complete, in announcement order, up to the first open one. */
+    private void admitReady() {
+      while (admitted < entries.size() && entries.get(admitted).complete) {
+        Entry e = entries.get(admitted++);
+        ToolCall call = e.call();
+        if (!e.claim.fresh() || call.isTerminal()) {
+          start(new Claim(call, null, false), batch, gates, null);
+          continue;
+        }
+        Validator.Validation v = validator.validate(call.toolName(), e.raw.toString());
+        ToolArguments args = argumentsOf(v);
+        if (!call.snapshot().arguments().equals(args)) {
+          call.modifyArguments(ToolCallState.PENDING, args, FINAL);
+        }
+        start(new Claim(call, v, true), batch, gates, e.authorized);
+      }
     }
   }
 
@@ -409,6 +708,8 @@ public final class ToolScheduler implements AutoCloseable {
     private final BatchImpl batch;
     private final OutputBuffer output;
     private volatile Attempt current;
+    /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
+    CompletableFuture<Void> authorized;
 
     Run(ToolCall call, Validator.Validation validation, BatchImpl batch) {
       this.call = call;
@@ -436,6 +737,14 @@ public final class ToolScheduler implements AutoCloseable {
         log.error("authorizer failed for call {} ({})", call.callId(), call.toolName(), e);
         call.cancel("the permission check failed: " + defaultErrorText(e));
         return;
+      }
+      if (authorized != null) { // an open batch's whenAuthorized; a terminal decision counts once its event is out
+        CompletableFuture<Void> a = authorized;
+        decided.thenAccept(s -> {
+          if (!s.isTerminal()) {
+            a.complete(null);
+          }
+        });
       }
       decided.toCompletableFuture()
           .thenCompose(s -> s.isTerminal() ? CompletableFuture.completedFuture(null) : gate.thenApply(x -> s))

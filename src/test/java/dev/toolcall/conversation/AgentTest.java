@@ -243,7 +243,11 @@ class AgentTest {
     assertThat(results).extracting(ToolResultMessage::callId).containsExactly("c1", "c2", "c3");
     assertThat(results).extracting(ToolResultMessage::isError).containsExactly(false, false, true);
     assertThat(results.get(2).content()).contains("'echo'").contains("limit is 2");
-    assertThat(r.calls()).hasSize(2);
+    assertThat(r.calls()).as("the refused call was created (the stream announced it) and failed without running")
+        .extracting(c -> c.snapshot().state())
+        .containsExactly(ToolCallState.COMPLETED, ToolCallState.COMPLETED, ToolCallState.FAILED);
+    assertThat(r.calls().get(2).outcome()).isEqualTo(new dev.toolcall.Outcome.Failed(
+        dev.toolcall.FailureKind.LIMIT_EXCEEDED, results.get(2).content()));
   }
 
   @Test
