@@ -1,0 +1,173 @@
+package dev.toolcall.demo;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keys from an input stream: a daemon thread reads the bytes, {@link #next} decodes them.
+ *
+ * <p>The Esc key and the escape sequences of other keys (arrows: {@code ESC [ A}; function keys: {@code ESC O P},
+ * {@code ESC [ 1 5 ~}) both start with the byte ESC. A terminal sends a sequence's bytes together, so an ESC that is
+ * followed by {@code [} or {@code O} within {@link #ESC_WAIT} starts a sequence ({@link Key.Sequence}, which the
+ * demo ignores), and an ESC followed by nothing in that time is the Esc key. The same decoding applies to bytes from
+ * a pipe or a test, where a lone ESC byte is the Esc key.
+ *
+ * <p>Thread-safe for one consumer: {@link #next} is called by one thread at a time.
+ */
+final class Keys {
+
+  /** How long after an ESC the rest of an escape sequence may take to arrive. */
+  static final Duration ESC_WAIT = Duration.ofMillis(60);
+  private static final int EOF = -1;
+
+  /** A decoded key. */
+  sealed interface Key permits Key.Char, Key.Special, Key.Sequence {
+
+    /** A printable character (space included). */
+    record Char(int codePoint) implements Key {
+      @Override
+      public String toString() {
+        return new String(Character.toChars(codePoint));
+      }
+    }
+
+    /** A sequence the demo has no use for (arrows, function keys, Alt+key, other control characters). */
+    record Sequence(String bytes) implements Key {}
+
+    /** The keys the demo acts on. */
+    enum Special implements Key {
+      ENTER, BACKSPACE, ESCAPE, INTERRUPT, END_OF_INPUT
+    }
+  }
+
+  private final BlockingQueue<Integer> bytes = new LinkedBlockingQueue<>();
+  private int pushedBack = Integer.MIN_VALUE;
+  private boolean ended;
+
+  /** Starts reading {@code in} on a daemon thread. */
+  Keys(InputStream in) {
+    Thread t = new Thread(() -> {
+      try {
+        int b;
+        while ((b = in.read()) != EOF) {
+          bytes.add(b);
+        }
+      } catch (IOException e) {
+        // the input is gone: same as its end
+      }
+      bytes.add(EOF);
+    }, "demo-keys");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /**
+   * The next key, waiting up to {@code timeout}; null when none came in time. After the input ended, every call
+   * returns {@link Key.Special#END_OF_INPUT}.
+   */
+  Key next(Duration timeout) throws InterruptedException {
+    int b = take(timeout);
+    if (b == Integer.MIN_VALUE) {
+      return null;
+    }
+    if (b == EOF) {
+      return Key.Special.END_OF_INPUT;
+    }
+    switch (b) {
+      case 0x1b:
+        return escape();
+      case '\r':
+      case '\n':
+        return Key.Special.ENTER;
+      case 0x7f:
+      case 0x08:
+        return Key.Special.BACKSPACE;
+      case 0x03:
+        return Key.Special.INTERRUPT;
+      default:
+        break;
+    }
+    if (b < 0x20) {
+      return new Key.Sequence(String.valueOf((char) b));
+    }
+    if (b < 0x80) {
+      return new Key.Char(b);
+    }
+    return utf8(b);
+  }
+
+  /** After an ESC: the Esc key, or a whole escape sequence. */
+  private Key escape() throws InterruptedException {
+    int n = take(ESC_WAIT);
+    if (n == Integer.MIN_VALUE) {
+      return Key.Special.ESCAPE;
+    }
+    if (n == EOF || n == 0x1b) {
+      pushedBack = n; // the end of input, or a second Esc, is the next key
+      return Key.Special.ESCAPE;
+    }
+    StringBuilder seq = new StringBuilder().append((char) 0x1b).append((char) n);
+    if (n == '[') { // CSI: parameter and intermediate bytes, then a final byte 0x40-0x7e
+      int c;
+      do {
+        c = take(ESC_WAIT);
+        if (c == Integer.MIN_VALUE || c == EOF) {
+          pushedBack = c == EOF ? EOF : Integer.MIN_VALUE;
+          break;
+        }
+        seq.append((char) c);
+      } while (c < 0x40 || c > 0x7e);
+    } else if (n == 'O') { // SS3: one more byte
+      int c = take(ESC_WAIT);
+      if (c == EOF) {
+        pushedBack = EOF;
+      } else if (c != Integer.MIN_VALUE) {
+        seq.append((char) c);
+      }
+    }
+    return new Key.Sequence(seq.toString()); // also Alt+key: ESC and the key
+  }
+
+  private Key utf8(int lead) throws InterruptedException {
+    int more = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
+    byte[] buf = new byte[more + 1];
+    buf[0] = (byte) lead;
+    for (int i = 1; i <= more; i++) {
+      int c = take(ESC_WAIT);
+      if (c == Integer.MIN_VALUE || c == EOF || (c & 0xc0) != 0x80) {
+        if (c == EOF) {
+          pushedBack = EOF;
+        }
+        return new Key.Sequence("?");
+      }
+      buf[i] = (byte) c;
+    }
+    String s = new String(buf, StandardCharsets.UTF_8);
+    return new Key.Char(s.codePointAt(0));
+  }
+
+  /** The next byte, EOF, or MIN_VALUE when none came in time. */
+  private int take(Duration timeout) throws InterruptedException {
+    if (pushedBack != Integer.MIN_VALUE) {
+      int b = pushedBack;
+      pushedBack = Integer.MIN_VALUE;
+      return b;
+    }
+    if (ended) {
+      return EOF;
+    }
+    Integer b = bytes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    if (b == null) {
+      return Integer.MIN_VALUE;
+    }
+    if (b == EOF) {
+      ended = true;
+    }
+    return b;
+  }
+}
