@@ -21,7 +21,9 @@ import dev.toolcall.presentation.Theme;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -131,10 +133,6 @@ public final class Demo {
       run(options, io, tty::restore);
     } finally {
       tty.restore();
-      if (ansi) {
-        System.out.print(SHOW_CURSOR);
-        System.out.flush();
-      }
     }
     System.exit(0);
   }
@@ -238,11 +236,15 @@ public final class Demo {
       out.println();
       List<ToolCallSnapshot> all = CallTree.of(calls.values()).nodes().stream().map(CallTree.Node::snapshot)
           .toList();
-      printTimeline(out, all, startTick, o.theme(), io.ansi());
+      printTimeline(out, all, startTick, o.theme(), io.ansi(), width);
       out.flush();
       printed.countDown();
       return new Run(result, all);
     } finally {
+      if (io.ansi()) {
+        out.print(SHOW_CURSOR);
+        out.flush();
+      }
       printed.countDown();
       if (hook != null) {
         try {
@@ -257,26 +259,38 @@ public final class Demo {
     }
   }
 
-  /** The main thread until the turn ends: keys, prompts, cancel. */
+  /**
+   * The main thread until the turn ends: prompts, keys, cancel. Esc (and a Ctrl-C byte, should one arrive) cancels
+   * at once. Other keys go to the open prompt; in line mode, keys that arrive while no prompt is open wait for the
+   * next one (type-ahead, so piped answers work), while on a terminal they are dropped. In {@code --auto} mode the
+   * script answers and typed keys other than Esc are ignored.
+   */
   private static void loop(Options o, Io io, CompletableFuture<TurnResult> turn, Agent agent,
       ToolCallRuntime runtime, Ticker ticker, Ui ui, Keys keys, AtomicReference<String> cancelledBy)
       throws InterruptedException {
     Approvals approvals = new Approvals(runtime.permissions(), ui, !io.rawKeys());
     AutoAnswers auto = o.auto() ? new AutoAnswers(o.pace()) : null;
+    Deque<Keys.Key> typeAhead = new ArrayDeque<>();
     boolean inputEnded = false;
     while (!turn.isDone()) {
       approvals.poll(ticker.read());
-      Keys.Key k = inputEnded ? null : keys.next(Approvals.pollInterval());
-      if (inputEnded || k == null) {
-        if (inputEnded) {
-          Thread.sleep(Approvals.pollInterval().toMillis());
+      while (approvals.isOpen() && !typeAhead.isEmpty()) {
+        approvals.key(typeAhead.poll());
+      }
+      if (auto != null) {
+        Keys.Key a = auto.next(approvals.isOpen());
+        if (a != null) {
+          approvals.key(a);
         }
-        if (auto != null) {
-          Keys.Key a = auto.next(approvals.isOpen());
-          if (a != null) {
-            approvals.key(a);
-          }
-        }
+      }
+      Keys.Key k;
+      if (inputEnded) {
+        Thread.sleep(Approvals.pollInterval().toMillis());
+        k = null;
+      } else {
+        k = keys.next(Approvals.pollInterval());
+      }
+      if (k == null) {
         continue;
       }
       if (k == Keys.Key.Special.ESCAPE || k == Keys.Key.Special.INTERRUPT) {
@@ -289,12 +303,14 @@ public final class Demo {
       }
       if (k == Keys.Key.Special.END_OF_INPUT) {
         inputEnded = true;
-        if (auto != null) {
-          continue; // --auto answers by itself
-        }
       }
-      if (auto == null) {
+      if (auto != null) {
+        continue;
+      }
+      if (approvals.isOpen()) {
         approvals.key(k);
+      } else if (!io.rawKeys()) {
+        typeAhead.add(k);
       }
     }
   }
@@ -333,21 +349,24 @@ public final class Demo {
     }
   }
 
-  /** One line per call, in tree order: when it started in the turn, then each state with the time spent in it. */
+  /**
+   * One line per call, in tree order: when it started in the turn, then each state with the time spent in it; a
+   * call that did not complete gets a second line with what the model was told. On a terminal that line is cut to
+   * the width.
+   */
   static void printTimeline(PrintStream out, List<ToolCallSnapshot> calls, long startTick, Theme theme,
-      boolean ansi) {
-    out.println(bold("Timeline", ansi) + dim("  (start in the turn · each state and how long the call was in it)",
-        ansi));
-    int idWidth = 0;
+      boolean ansi, int width) {
+    out.println(bold("Timeline", ansi) + dim("  when each call started in the turn, then each state and how long the "
+        + "call was in it", ansi));
+    int nameWidth = 0;
     for (ToolCallSnapshot s : calls) {
-      idWidth = Math.max(idWidth, depth(s, calls) * 2 + s.callId().length() + 1 + s.toolName().length());
+      nameWidth = Math.max(nameWidth, depth(s, calls) * 2 + s.callId().length() + 1 + s.toolName().length());
     }
     for (ToolCallSnapshot s : calls) {
-      int depth = depth(s, calls);
-      String name = "  ".repeat(depth) + s.callId() + " " + s.toolName();
-      StringBuilder b = new StringBuilder("  ");
+      String name = "  ".repeat(depth(s, calls)) + s.callId() + " " + s.toolName();
+      StringBuilder b = new StringBuilder();
       b.append(String.format("%6s", "+" + seconds(Duration.ofNanos(s.identity().createdTick() - startTick))));
-      b.append("  ").append(name).append(" ".repeat(Math.max(0, idWidth - name.length()))).append("  ");
+      b.append(' ').append(name).append(" ".repeat(nameWidth - name.length())).append("  ");
       for (StateTransition t : s.history()) {
         b.append(state(t.from(), theme, ansi)).append(' ').append(dim(duration(t.timeInFrom()), ansi))
             .append(dim(" → ", ansi));
@@ -356,12 +375,14 @@ public final class Demo {
       if (s.attempt() > 1) {
         b.append(dim(" (" + s.attempt() + " attempts)", ansi));
       }
-      s.outcomeIfTerminal().filter(oc -> oc instanceof Outcome.Denied || oc instanceof Outcome.Cancelled
-          || oc instanceof Outcome.Failed).ifPresent(oc -> b.append(dim("  " + oneLine(oc.messageForModel()), ansi)));
       out.println(b);
+      s.outcomeIfTerminal().filter(oc -> !(oc instanceof Outcome.Completed)).ifPresent(oc -> {
+        String note = " ".repeat(7 + depth(s, calls) * 2) + "└ " + oc.messageForModel().replace('\n', ' ');
+        out.println(dim(ansi && note.length() > width - 1 ? note.substring(0, width - 2) + "…" : note, ansi));
+      });
     }
     long done = calls.stream().filter(s -> s.state() == ToolCallState.COMPLETED).count();
-    out.println(dim("  " + calls.size() + " calls, every one in a terminal state: " + done + " completed, "
+    out.println(dim(calls.size() + " calls, every one in a terminal state: " + done + " completed, "
         + (calls.size() - done) + " not", ansi));
   }
 
@@ -388,11 +409,6 @@ public final class Demo {
 
   private static String dim(String s, boolean ansi) {
     return ansi ? ESC + "[2m" + s + ESC + "[0m" : s;
-  }
-
-  private static String oneLine(String s) {
-    String t = s.replace('\n', ' ');
-    return t.length() > 90 ? t.substring(0, 89) + "…" : t;
   }
 
   /** 350ms, 1.2s, 12s. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -12,10 +13,10 @@ import java.util.concurrent.TimeUnit;
  * Keys from an input stream: a daemon thread reads the bytes, {@link #next} decodes them.
  *
  * <p>The Esc key and the escape sequences of other keys (arrows: {@code ESC [ A}; function keys: {@code ESC O P},
- * {@code ESC [ 1 5 ~}) both start with the byte ESC. A terminal sends a sequence's bytes together, so an ESC that is
- * followed by {@code [} or {@code O} within {@link #ESC_WAIT} starts a sequence ({@link Key.Sequence}, which the
- * demo ignores), and an ESC followed by nothing in that time is the Esc key. The same decoding applies to bytes from
- * a pipe or a test, where a lone ESC byte is the Esc key.
+ * {@code ESC [ 1 5 ~}) both start with the byte ESC. A terminal sends a sequence's bytes together (one read returns
+ * them all), so an ESC followed by {@code [} or {@code O} in the same read, or within {@link #ESC_WAIT}, starts a
+ * sequence ({@link Key.Sequence}, which the demo ignores), and an ESC followed by nothing in that time is the Esc
+ * key. The same decoding applies to bytes from a pipe or a test, where a lone ESC byte is the Esc key.
  *
  * <p>Thread-safe for one consumer: {@link #next} is called by one thread at a time.
  */
@@ -45,22 +46,31 @@ final class Keys {
     }
   }
 
-  private final BlockingQueue<Integer> bytes = new LinkedBlockingQueue<>();
+  private static final byte[] END = new byte[0];
+
+  /** What each read returned (a terminal sends a key's whole sequence in one), then {@link #END}. */
+  private final BlockingQueue<byte[]> chunks = new LinkedBlockingQueue<>();
+  // the consumer's
+  private byte[] chunk = END;
+  private int pos;
   private int pushedBack = Integer.MIN_VALUE;
   private boolean ended;
 
   /** Starts reading {@code in} on a daemon thread. */
   Keys(InputStream in) {
     Thread t = new Thread(() -> {
+      byte[] buf = new byte[256];
       try {
-        int b;
-        while ((b = in.read()) != EOF) {
-          bytes.add(b);
+        int n;
+        while ((n = in.read(buf)) != EOF) {
+          if (n > 0) {
+            chunks.add(Arrays.copyOf(buf, n));
+          }
         }
       } catch (IOException e) {
         // the input is gone: same as its end
       }
-      bytes.add(EOF);
+      chunks.add(END);
     }, "demo-keys");
     t.setDaemon(true);
     t.start();
@@ -81,7 +91,13 @@ final class Keys {
     switch (b) {
       case 0x1b:
         return escape();
-      case '\r':
+      case '\r': { // a CR LF pair (from a pipe) is one Enter
+        int n = take(ESC_WAIT);
+        if (n != '\n' && n != Integer.MIN_VALUE) {
+          pushedBack = n;
+        }
+        return Key.Special.ENTER;
+      }
       case '\n':
         return Key.Special.ENTER;
       case 0x7f:
@@ -161,13 +177,19 @@ final class Keys {
     if (ended) {
       return EOF;
     }
-    Integer b = bytes.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    if (b == null) {
+    if (pos < chunk.length) {
+      return chunk[pos++] & 0xff;
+    }
+    byte[] c = chunks.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    if (c == null) {
       return Integer.MIN_VALUE;
     }
-    if (b == EOF) {
+    if (c == END) {
       ended = true;
+      return EOF;
     }
-    return b;
+    chunk = c;
+    pos = 1;
+    return c[0] & 0xff;
   }
 }
