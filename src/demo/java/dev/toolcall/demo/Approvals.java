@@ -17,7 +17,7 @@ import java.util.Set;
  * The approval prompt, driven by keys on the demo's main thread: one request at a time, oldest first.
  *
  * <pre>
- * Allow shell {"command":"mvn test"}?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny
+ * Allow shell?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny
  *   o, s, a   approve once / for the session / always (a grant)
  *   e         type a new command (Enter with nothing typed goes back)
  *   d         type a reason for the model (Enter with nothing typed: no reason)
@@ -141,8 +141,8 @@ final class Approvals {
   private void choose() {
     mode = Mode.CHOOSE;
     typed.setLength(0);
-    ui.prompt("Allow " + open.toolName() + " " + open.arguments().raw()
-        + "?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny", null);
+    ui.prompt("Allow " + open.toolName() + "?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny",
+        null);
   }
 
   private void edit(Mode m) {

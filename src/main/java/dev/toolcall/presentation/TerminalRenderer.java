@@ -215,7 +215,7 @@ public final class TerminalRenderer {
     l.add(Text.sanitize(v.toolName()), BOLD);
     String args = Text.sanitize(v.argumentsPreview());
     if (!args.isEmpty() && !args.equals("{}")) {
-      l.add(" " + args, DIM);
+      l.addShrinkable(" " + args, DIM); // on a narrow screen the arguments give way to label, countdown, attempt
     }
     if (!st.label().isEmpty()) {
       l.add("  " + st.label(), color);
@@ -395,17 +395,39 @@ public final class TerminalRenderer {
     return "TerminalRenderer[" + (ansi ? "ansi, width " + width : "plain") + ", " + presenter.theme().name() + "]";
   }
 
-  /** A line as styled segments, cut to a width before styling so escape codes never count as columns. */
+  /**
+   * A line as styled segments, cut to a width before styling so escape codes never count as columns. One segment
+   * may be shrinkable: when the line is too wide it is shortened first (to no less than {@link #MIN_SHRUNK}
+   * columns), so what follows it stays visible.
+   */
   private static final class Line {
+    private static final int MIN_SHRUNK = 12;
     private final List<String> texts = new ArrayList<>();
     private final List<String> sgrs = new ArrayList<>();
+    private int shrinkable = -1;
 
     void add(String text, String sgr) {
       texts.add(text);
       sgrs.add(sgr);
     }
 
+    void addShrinkable(String text, String sgr) {
+      shrinkable = texts.size();
+      add(text, sgr);
+    }
+
     String render(boolean ansi, int columns) {
+      if (shrinkable >= 0) {
+        int total = 0;
+        for (String t : texts) {
+          total += Text.width(t);
+        }
+        String t = texts.get(shrinkable);
+        int w = Text.width(t);
+        if (total > columns && w > MIN_SHRUNK) {
+          texts.set(shrinkable, Text.truncate(t, Math.max(MIN_SHRUNK, w - (total - columns))));
+        }
+      }
       StringBuilder b = new StringBuilder();
       int left = columns;
       for (int i = 0; i < texts.size() && left > 0; i++) {
