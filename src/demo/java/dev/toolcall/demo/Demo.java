@@ -198,7 +198,7 @@ public final class Demo {
       if (io.ansi()) {
         out.print(HIDE_CURSOR);
       }
-      out.println("you ▸ " + USER_MESSAGE);
+      out.println(ui.wrap("you ▸ " + USER_MESSAGE));
       out.flush();
       live.attach(runtime.events());
       ui.attach(live);
@@ -228,7 +228,7 @@ public final class Demo {
 
       out.println();
       if (result.ending() == TurnResult.Ending.ANSWERED) {
-        out.println(bold("model ▸ ", io.ansi()) + result.text().replace("\n", "\n        "));
+        out.println(ui.wrap("model ▸ " + result.text()));
       } else {
         String by = cancelledBy.get();
         out.println("Turn ended " + result.ending() + (by != null ? " (" + by + ")" : "") + ": " + result.text());
@@ -356,8 +356,7 @@ public final class Demo {
    */
   static void printTimeline(PrintStream out, List<ToolCallSnapshot> calls, long startTick, Theme theme,
       boolean ansi, int width) {
-    out.println(bold("Timeline", ansi) + dim("  when each call started in the turn, then each state and how long the "
-        + "call was in it", ansi));
+    out.println(bold("Timeline", ansi) + dim("  start in the turn, then each state and the time spent in it", ansi));
     int nameWidth = 0;
     for (ToolCallSnapshot s : calls) {
       nameWidth = Math.max(nameWidth, depth(s, calls) * 2 + s.callId().length() + 1 + s.toolName().length());

@@ -105,7 +105,7 @@ final class Ui {
       }
     }
     if (done != null && !done.isEmpty()) {
-      note("model ▸ " + done);
+      note(wrap("model ▸ " + done));
     }
   }
 
@@ -158,6 +158,39 @@ final class Ui {
     lines.add(spin + " " + state + (roundTrip > 0 ? " · round trip " + roundTrip : "") + " · "
         + seconds(elapsed) + " · Esc or Ctrl-C cancels");
     return lines;
+  }
+
+  /**
+   * {@code text} with its later lines indented under the text after a leading {@code "name ▸ "}, and on a terminal
+   * word-wrapped to the width.
+   */
+  String wrap(String text) {
+    int mark = text.indexOf("▸ ");
+    String indent = mark >= 0 && mark < 20 ? " ".repeat(mark + 2) : "";
+    int max = ansi ? Math.max(20, width - 1) : Integer.MAX_VALUE;
+    StringBuilder out = new StringBuilder();
+    String[] paragraphs = text.split("\n", -1);
+    for (int p = 0; p < paragraphs.length; p++) {
+      StringBuilder line = new StringBuilder(p == 0 ? "" : indent);
+      boolean empty = true;
+      for (String word : paragraphs[p].split(" ")) {
+        if (!empty && line.length() + 1 + word.length() > max) {
+          out.append(line).append('\n');
+          line = new StringBuilder(indent);
+          empty = true;
+        }
+        if (!empty) {
+          line.append(' ');
+        }
+        line.append(word);
+        empty = false;
+      }
+      out.append(line);
+      if (p < paragraphs.length - 1) {
+        out.append('\n');
+      }
+    }
+    return out.toString();
   }
 
   /** The end of {@code s} that fits in {@code columns}, with "…" in front when cut. */

@@ -107,7 +107,8 @@ class DemoRunTest {
     String text = out.text();
     assertThat(text).doesNotContain(ESC);
     assertThat(text).containsSubsequence("you ▸ CI is red", "model ▸ I'll read the README",
-        "· conversation: executing_tools", "Allow shell?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny", "✔ shell: approved once",
+        "· conversation: executing_tools", "Allow shell?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny",
+        "✔ shell: approved once",
         "· conversation: awaiting_tool_approval", "deploy asks for approval", "Permission denied",
         "model ▸ Here is where things stand:", "Timeline", "call_7.1 read_file",
         "9 calls, every one in a terminal state: 7 completed, 2 not");
