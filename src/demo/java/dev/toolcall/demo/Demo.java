@@ -363,16 +363,28 @@ public final class Demo {
     }
     for (ToolCallSnapshot s : calls) {
       String name = "  ".repeat(depth(s, calls)) + s.callId() + " " + s.toolName();
-      StringBuilder b = new StringBuilder();
-      b.append(String.format("%6s", "+" + seconds(Duration.ofNanos(s.identity().createdTick() - startTick))));
-      b.append(' ').append(name).append(" ".repeat(nameWidth - name.length())).append("  ");
+      String head = String.format("%6s", "+" + seconds(Duration.ofNanos(s.identity().createdTick() - startTick)))
+          + " " + name + " ".repeat(nameWidth - name.length()) + "  ";
+      List<String[]> parts = new ArrayList<>(); // {plain, styled}: each state with its time and arrow
       for (StateTransition t : s.history()) {
-        b.append(state(t.from(), theme, ansi)).append(' ').append(dim(duration(t.timeInFrom()), ansi))
-            .append(dim(" → ", ansi));
+        String d = duration(t.timeInFrom());
+        parts.add(new String[] {t.from().wireName() + " " + d + " → ",
+            state(t.from(), theme, ansi) + " " + dim(d + " → ", ansi)});
       }
-      b.append(state(s.state(), theme, ansi));
-      if (s.attempt() > 1) {
-        b.append(dim(" (" + s.attempt() + " attempts)", ansi));
+      String last = s.state().wireName() + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : "");
+      parts.add(new String[] {last, state(s.state(), theme, ansi)
+          + (s.attempt() > 1 ? dim(" (" + s.attempt() + " attempts)", ansi) : "")});
+      // on a terminal, a chain wider than the screen continues under itself rather than wrapping at column 0
+      StringBuilder b = new StringBuilder(head);
+      int col = head.length();
+      for (String[] p : parts) {
+        if (ansi && col + p[0].strip().length() > width - 1 && col > head.length()) {
+          out.println(b);
+          b = new StringBuilder(" ".repeat(head.length()));
+          col = head.length();
+        }
+        b.append(p[1]);
+        col += p[0].length();
       }
       out.println(b);
       s.outcomeIfTerminal().filter(oc -> !(oc instanceof Outcome.Completed)).ifPresent(oc -> {
