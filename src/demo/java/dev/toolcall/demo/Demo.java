@@ -48,7 +48,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
  * status line and the prompt are repainted in place; otherwise (a pipe, {@code NO_COLOR}, the tests) the output is
- * plain appended lines without escape codes and the answers are read a line at a time.
+ * plain appended lines without escape codes and the answers are read a line at a time (there Esc takes effect when
+ * its line is sent).
  */
 public final class Demo {
 
@@ -125,8 +126,10 @@ public final class Demo {
       System.exit(2);
       return;
     }
-    Tty tty = Tty.open();
     boolean ansi = TerminalRenderer.detectAnsi();
+    // keys one at a time only where the screen is drawn in place: with NO_COLOR or TERM=dumb the output is plain
+    // lines, and answers are typed a line at a time, echoed by the terminal (Esc then Enter cancels)
+    Tty tty = ansi ? Tty.open() : Tty.lineMode();
     int[] size = Tty.size();
     Io io = new Io(System.in, System.out, ansi, tty.raw(), size == null ? 0 : size[1], size == null ? 0 : size[0]);
     try {

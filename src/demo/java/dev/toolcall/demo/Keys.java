@@ -123,8 +123,8 @@ final class Keys {
     if (n == Integer.MIN_VALUE) {
       return Key.Special.ESCAPE;
     }
-    if (n == EOF || n == 0x1b) {
-      pushedBack = n; // the end of input, or a second Esc, is the next key
+    if (n == EOF || n < 0x20) {
+      pushedBack = n; // the end of input, a second Esc, or Enter (Esc typed in line mode) is the next key
       return Key.Special.ESCAPE;
     }
     StringBuilder seq = new StringBuilder().append((char) 0x1b).append((char) n);

@@ -54,9 +54,10 @@ import org.slf4j.LoggerFactory;
  * last frame, which {@link #close()} draws in full and without the footer.
  *
  * <h2>Closing</h2>
- * {@link #close()} takes the events published before it was called, closes the subscriptions, draws a last frame (plain: writes what was not yet written), stops the
- * thread and waits for it to end (bounded: 5 s; not when called on the display's own thread, which cannot wait for
- * itself). It is idempotent; snapshots tracked after it are ignored.
+ * {@link #close()} takes the events published before it was called, closes the subscriptions, draws a last frame
+ * (plain: writes what was not yet written), stops the thread and waits for it to end (bounded: 5 s; not when called
+ * on the display's own thread, which cannot wait for itself). It is idempotent; snapshots tracked after it are
+ * ignored.
  *
  * <p>All methods are thread-safe. A listener exception cannot stop the display: a failing repaint is logged and the
  * next period tries again.

@@ -40,6 +40,9 @@ class KeysTest {
   void aLoneEscIsTheEscKeyAlsoTwiceInARowAndAtTheEnd() throws Exception {
     assertThat(decode("\u001b\u001b")).containsExactly(Key.Special.ESCAPE, Key.Special.ESCAPE);
     assertThat(decode("o\u001b")).containsExactly(new Key.Char('o'), Key.Special.ESCAPE);
+    assertThat(decode("\u001b\n")).as("Esc, then Enter in line mode").containsExactly(Key.Special.ESCAPE,
+        Key.Special.ENTER);
+    assertThat(decode("\u001bx")).as("Alt+x").containsExactly(new Key.Sequence("\u001bx"));
   }
 
   @Test
