@@ -206,8 +206,10 @@ public final class Demo {
       live.attach(runtime.events());
       ui.attach(live);
 
-      hook = new Thread(() -> {
-        cancelledBy.compareAndSet(null, "Ctrl-C");
+      hook = new Thread(() -> { // Ctrl-C (SIGINT): the main thread prints the answer and the timeline, then we go
+        if (cancelledBy.compareAndSet(null, "Ctrl-C")) {
+          ui.note("· Ctrl-C: cancelling the turn");
+        }
         agent.abort();
         try {
           printed.await(5, TimeUnit.SECONDS);
