@@ -207,7 +207,7 @@ public final class Demo {
       ui.attach(live);
 
       hook = new Thread(() -> { // Ctrl-C (SIGINT): the main thread prints the answer and the timeline, then we go
-        if (cancelledBy.compareAndSet(null, "Ctrl-C")) {
+        if (agent.isResponding() && cancelledBy.compareAndSet(null, "Ctrl-C")) {
           ui.note("· Ctrl-C: cancelling the turn");
         }
         agent.abort();
