@@ -1,250 +1,440 @@
 package dev.toolcall.demo;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolcall.Outcome;
 import dev.toolcall.StateTransition;
+import dev.toolcall.Ticker;
 import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.execution.Batch;
-import dev.toolcall.execution.CallRequest;
-import dev.toolcall.execution.CallResult;
-import dev.toolcall.permission.Decision;
-import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.conversation.Agent;
+import dev.toolcall.conversation.ModelClient;
+import dev.toolcall.conversation.TurnResult;
+import dev.toolcall.event.ConversationEvent;
+import dev.toolcall.event.Event;
+import dev.toolcall.event.EventListener;
+import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.presentation.CallTree;
 import dev.toolcall.presentation.LiveDisplay;
 import dev.toolcall.presentation.Presenter;
 import dev.toolcall.presentation.TerminalRenderer;
 import dev.toolcall.presentation.Theme;
-import dev.toolcall.tool.RetryPolicy;
-import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
-import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolInvocation;
-import dev.toolcall.tool.ToolResult;
-import dev.toolcall.tool.TransientToolException;
-import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A scripted agent turn in the terminal: parallel read-only calls with live output, a shell call that asks for
- * approval, a deploy call whose approval times out, a flaky tool that retries, a hallucinated tool name and a nested
- * sub-agent. No network and no real shell: every tool simulates its output.
+ * The terminal demo: one agent turn on {@link Agent}, the library's turn loop, with a scripted streaming model
+ * ({@link ScriptedModel}) and simulated tools ({@link DemoTools}). Over five model round trips it shows parallel
+ * read-only calls with live output, a flaky call that is retried, a hallucinated tool name answered with "did you
+ * mean", a shell command you approve at the prompt (once, for the session, always, with an edited command, or deny
+ * with a reason for the model), a deploy whose approval times out, and a sub-agent whose calls are nested under it.
+ * Then the model's final answer, and a timeline of every call's states.
  *
- * <p>Run: {@code mvn -q -P demo compile exec:java} (interactive) or add {@code -Dexec.args="--auto"}.
+ * <p>Run: {@code mvn -q -P demo compile exec:java}; options (in {@code -Dexec.args="..."}): {@code --auto} answers
+ * the prompt by itself, {@code --theme compact} uses the compact icons. Esc or Ctrl-C cancels the turn: every call
+ * still ends in a terminal state and the timeline is printed.
+ *
+ * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
+ * status line and the prompt are repainted in place; otherwise (a pipe, {@code NO_COLOR}, the tests) the output is
+ * plain appended lines without escape codes and the answers are read a line at a time (there Esc takes effect when
+ * its line is sent).
  */
 public final class Demo {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String USER_MESSAGE =
+      "CI is red on shop-service. Find out why, run the tests, and deploy if they pass.";
+  private static final String ESC = "\u001b";
+  private static final String HIDE_CURSOR = ESC + "[?25l";
+  private static final String SHOW_CURSOR = ESC + "[?25h";
 
-  private Demo() {
+  private Demo() {}
+
+  /**
+   * What a run produced (for the tests).
+   *
+   * @param turn how the turn ended
+   * @param calls the last snapshot of every call, nested ones included, in tree order
+   */
+  record Run(TurnResult turn, List<ToolCallSnapshot> calls) {}
+
+  /**
+   * The command line.
+   *
+   * @param auto answer the prompt from a script
+   * @param theme the icon theme
+   * @param pace how fast the model and the tools play
+   * @param deployTimeout the deploy's approval deadline
+   */
+  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout) {
+    static Options parse(String... args) {
+      boolean auto = false;
+      Theme theme = Theme.emoji();
+      Pace pace = Pace.NORMAL;
+      Duration deploy = null;
+      for (int i = 0; i < args.length; i++) {
+        switch (args[i]) {
+          case "--auto" -> auto = true;
+          case "--theme" -> theme = Theme.named(value(args, ++i, "--theme"));
+          case "--pace" -> pace = new Pace(Double.parseDouble(value(args, ++i, "--pace")));
+          case "--deploy-timeout-ms" -> deploy = Duration.ofMillis(Long.parseLong(value(args, ++i, args[i - 1])));
+          default -> throw new IllegalArgumentException("unknown argument '" + args[i]
+              + "'; expected --auto, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
+        }
+      }
+      return new Options(auto, theme, pace, deploy != null ? deploy : Duration.ofMillis(Math.max(300,
+          pace.of(8_000).toMillis())));
+    }
+
+    private static String value(String[] args, int i, String option) {
+      if (i >= args.length) {
+        throw new IllegalArgumentException(option + " needs a value");
+      }
+      return args[i];
+    }
   }
 
+  /**
+   * Where the demo talks to.
+   *
+   * @param in the keys
+   * @param out the screen
+   * @param ansi draw with escape codes (repaint in place)
+   * @param rawKeys keys arrive one at a time, unechoed (else a line at a time)
+   * @param columns the terminal's width, or 0 when unknown
+   * @param rows the terminal's height, or 0 when unknown
+   */
+  record Io(InputStream in, PrintStream out, boolean ansi, boolean rawKeys, int columns, int rows) {}
+
   public static void main(String[] args) throws Exception {
-    run(args, System.in, System.out, TerminalRenderer.isTerminal());
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    boolean ansi = TerminalRenderer.detectAnsi();
+    // keys one at a time only where the screen is drawn in place: with NO_COLOR or TERM=dumb the output is plain
+    // lines, and answers are typed a line at a time, echoed by the terminal (Esc then Enter cancels)
+    Tty tty = ansi ? Tty.open() : Tty.lineMode();
+    int[] size = Tty.size();
+    Io io = new Io(System.in, System.out, ansi, tty.raw(), size == null ? 0 : size[1], size == null ? 0 : size[0]);
+    try {
+      run(options, io, tty::restore);
+    } finally {
+      tty.restore();
+    }
     System.exit(0);
   }
 
-  /** Runs the demo; returns the results of the first model response, in request order. */
-  public static List<CallResult> run(String[] args, InputStream in, PrintStream out, boolean terminal)
-      throws Exception {
-    boolean auto = false;
-    Theme theme = Theme.emoji();
-    Duration deployTimeout = Duration.ofSeconds(4);
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--auto" -> auto = true;
-        case "--theme" -> theme = Theme.named(args[++i]);
-        case "--deploy-timeout-ms" -> deployTimeout = Duration.ofMillis(Long.parseLong(args[++i]));
-        default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + " (expected --auto, --theme compact|emoji)");
-      }
+  /** Runs the demo with plain output and line-mode input (for the tests). */
+  static Run run(String[] args, InputStream in, PrintStream out) throws Exception {
+    return run(Options.parse(args), new Io(in, out, false, false, 0, 0), () -> {});
+  }
+
+  /**
+   * Runs one turn and prints its answer and timeline.
+   *
+   * @param restoreTerminal puts the terminal back; the Ctrl-C hook calls it once the timeline is printed
+   */
+  static Run run(Options o, Io io, Runnable restoreTerminal) throws Exception {
+    PrintStream out = io.out();
+    Ticker ticker = Ticker.system();
+    long startTick = ticker.read();
+    AtomicReference<ToolCallRuntime> runtimeRef = new AtomicReference<>();
+    ScriptedModel model = ScriptedModel.agent(o.pace());
+    ScriptedModel subModel = ScriptedModel.subAgent(o.pace());
+    DemoTools tools = new DemoTools(o.pace(), o.deployTimeout(), runtimeRef::get, ModelClient.streaming(subModel));
+    int width = io.columns() >= 20 ? Math.min(io.columns(), 1000) : 100;
+    Ui ui = new Ui(out, io.ansi(), io.rawKeys(), width);
+    ExecutorService uiEvents = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "demo-ui-events");
+      t.setDaemon(true);
+      return t;
+    });
+    Map<String, ToolCallSnapshot> calls = new ConcurrentHashMap<>();
+    Keys keys = new Keys(io.in());
+    CountDownLatch printed = new CountDownLatch(1);
+    AtomicReference<String> cancelledBy = new AtomicReference<>();
+    Thread hook = null;
+    TerminalRenderer.Builder rb = TerminalRenderer.builder()
+        .presenter(Presenter.builder().theme(o.theme()).ticker(ticker).outputTailLines(3).build())
+        .ansi(io.ansi()).width(width).resultLines(1);
+    if (io.rows() >= 3) {
+      rb.height(Math.min(io.rows(), 1000));
     }
-    BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-    AtomicReference<ToolCallRuntime> rt = new AtomicReference<>();
-    AtomicInteger flaky = new AtomicInteger();
+    TerminalRenderer renderer = rb.build();
 
-    Tool readFile = Tool.of(ToolDefinition.builder("read_file").description("Reads a file").readOnly(true)
-        .requiresApproval(false).build(), inv -> lines(inv, "# toolcall-lifecycle", "An embeddable Java library",
-        "that drives LLM tool calls.", "(12 lines)"));
-    Tool listDir = Tool.of(ToolDefinition.builder("list_dir").description("Lists a directory").readOnly(true)
-        .requiresApproval(false).build(), inv -> lines(inv, "pom.xml", "README.md", "src/", "target/"));
-    Tool shell = Tool.of(ToolDefinition.builder("shell").description("Runs a shell command").build(),
-        inv -> lines(inv, "$ " + inv.arguments(), "Tests run: 42, Failures: 0", "BUILD SUCCESS"));
-    Tool deploy = Tool.of(ToolDefinition.builder("deploy").description("Deploys to production")
-        .permissionTimeout(deployTimeout).build(), inv -> ToolResult.of("deployed"));
-    Tool fetchUrl = Tool.of(ToolDefinition.builder("fetch_url").description("Fetches a URL").readOnly(true)
-        .requiresApproval(false).idempotent(true)
-        .retryPolicy(RetryPolicy.exponential(4, Duration.ofMillis(150))).build(), inv -> {
-          if (flaky.incrementAndGet() <= 2) {
-            inv.output("connection reset (attempt " + inv.attempt() + ")");
-            throw new TransientToolException("connection reset by peer");
-          }
-          return lines(inv, "HTTP/1.1 200 OK", "{\"status\":\"green\"}");
-        });
-    Tool subAgent = Tool.of(ToolDefinition.builder("sub_agent").description("Runs a sub-agent").readOnly(true)
-        .requiresApproval(false).build(), inv -> {
-          inv.output("sub-agent: planning two calls");
-          Batch child = rt.get().schedule(inv.sessionId(), List.of(
-              CallRequest.of(inv.callId() + ".1", "read_file", "{\"path\":\"pom.xml\"}").nestedIn(inv.callId()),
-              CallRequest.of(inv.callId() + ".2", "list_dir", "{\"path\":\"src\"}").nestedIn(inv.callId())));
-          inv.onCancel(() -> child.cancelAll("parent cancelled"));
-          List<CallResult> rs = child.whenDone().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
-          StringBuilder sb = new StringBuilder("sub-agent found:");
-          for (CallResult r : rs) {
-            sb.append(' ').append(r.callId()).append('=').append(r.snapshot().state());
-          }
-          return ToolResult.of(sb.toString());
-        });
-
-    TerminalRenderer renderer = TerminalRenderer.builder().presenter(Presenter.builder().theme(theme).build())
-        .ansi(terminal && TerminalRenderer.detectAnsi()).build();
-    try (ToolCallRuntime runtime = ToolCallRuntime.builder()
-        .tools(readFile, listDir, shell, deploy, fetchUrl, subAgent)
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().ticker(ticker).tools(tools.all())
         .permissions(p -> p.defaultTimeout(Duration.ofMinutes(2))).build();
         LiveDisplay live = renderer.live(out)) {
-      rt.set(runtime);
-      java.util.concurrent.CountDownLatch printed = new java.util.concurrent.CountDownLatch(1);
-      live.attach(runtime.events());
-      out.println("model: I'll look around, run the tests, deploy, and check the status page.");
-      Batch batch = runtime.schedule("demo-session", List.of(
-          CallRequest.of("call_1", "read_file", "{\"path\":\"README.md\"}"),
-          CallRequest.of("call_2", "list_dir", "{\"path\":\".\"}"),
-          CallRequest.of("call_3", "shell", "{\"command\":\"mvn test\"}"),
-          CallRequest.of("call_4", "deploy", "{\"env\":\"production\"}"),
-          CallRequest.of("call_5", "fetch_url", "{\"url\":\"https://status.example.com\"}"),
-          CallRequest.of("call_6", "reed_file", "{\"path\":\"README.md\"}"),
-          CallRequest.of("call_7", "sub_agent", "{\"task\":\"survey the project\"}")));
-      Thread hook = new Thread(() -> {
-        int n = batch.cancelAll("user pressed Ctrl-C");
-        out.println();
-        out.println("Ctrl-C: cancelled " + n + " call(s); waiting for every call to end...");
-        try {
-          if (!printed.await(2, java.util.concurrent.TimeUnit.SECONDS)) {
-            // the main thread may be blocked reading a prompt answer: report from here
-            for (CallResult r : batch.whenDone().toCompletableFuture()
-                .get(3, java.util.concurrent.TimeUnit.SECONDS)) {
-              out.println("  " + r.callId() + " " + r.toolName() + " -> " + r.snapshot().state() + ": "
-                  + oneLine(r.messageForModel()));
-            }
-            out.flush();
+      runtimeRef.set(runtime);
+      runtime.events().subscribe(new EventListener() { // inline: up to date when a batch completes
+        @Override
+        public void onEvent(Event e) {
+          if (e instanceof ToolCallEvent c) {
+            calls.merge(c.callId(), c.snapshot(), (a, b) -> b.version() > a.version() ? b : a);
           }
+        }
+      });
+      runtime.events().subscribe(new EventListener() {
+        @Override
+        public void onConversationEvent(ConversationEvent e) {
+          ui.onConversation(e);
+        }
+      }, uiEvents);
+      Agent agent = Agent.builder(ModelClient.streaming(model), runtime).conversationId("demo")
+          .onDelta(ui::onDelta).build();
+      if (io.ansi()) {
+        out.print(HIDE_CURSOR);
+      }
+      out.println(ui.wrap("you ▸ " + USER_MESSAGE));
+      out.flush();
+      live.attach(runtime.events());
+      ui.attach(live);
+
+      hook = new Thread(() -> { // Ctrl-C (SIGINT): the main thread prints the answer and the timeline, then we go
+        if (agent.isResponding() && cancelledBy.compareAndSet(null, "Ctrl-C")) {
+          ui.note("· Ctrl-C: cancelling the turn");
+        }
+        agent.abort();
+        try {
+          printed.await(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-        } catch (Exception e) {
-          out.println("  (not every call ended within 3 s: " + e + ")");
+        }
+        restoreTerminal.run();
+        if (io.ansi()) {
+          out.print(SHOW_CURSOR);
+          out.flush();
         }
       }, "demo-ctrl-c");
       Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        answerShell(runtime, batch, auto, reader, live);
-        List<CallResult> results = batch.whenDone().toCompletableFuture()
-            .get(60, java.util.concurrent.TimeUnit.SECONDS);
-        live.close();
-        out.println();
-        out.println("model (second response), having been told:");
-        for (CallResult r : results) {
-          out.println("  " + r.callId() + " " + r.toolName() + " [" + r.snapshot().state() + "]: "
-              + oneLine(r.messageForModel()));
-        }
-        long ok = results.stream().filter(r -> !r.isError()).count();
-        out.println("model: " + ok + " of " + results.size() + " calls gave me what I needed; "
-            + (results.size() - ok) + " did not (see above), so I will not retry those without asking you.");
-        out.println();
-        out.println("Timeline:");
-        List<ToolCallSnapshot> all = new ArrayList<>(live.snapshots());
-        for (ToolCallSnapshot s : all) {
-          StringBuilder sb = new StringBuilder("  " + s.callId() + " " + s.toolName() + ": ");
-          for (StateTransition t : s.history()) {
-            sb.append(t.from()).append(' ').append(t.timeInFrom().toMillis()).append("ms -> ");
-          }
-          sb.append(s.state());
-          out.println(sb);
-        }
+
+      CompletableFuture<TurnResult> turn = agent.send(USER_MESSAGE).toCompletableFuture();
+      loop(o, io, turn, agent, runtime, ticker, ui, keys, cancelledBy);
+      TurnResult result = turn.join();
+      ui.end();
+      awaitTerminal(calls, Duration.ofSeconds(5));
+      live.close();
+
+      out.println();
+      if (result.ending() == TurnResult.Ending.ANSWERED) {
+        out.println(ui.wrap("model ▸ " + result.text()));
+      } else {
+        String by = cancelledBy.get();
+        out.println("Turn ended " + result.ending() + (by != null ? " (" + by + ")" : "") + ": " + result.text());
+      }
+      out.println();
+      List<ToolCallSnapshot> all = CallTree.of(calls.values()).nodes().stream().map(CallTree.Node::snapshot)
+          .toList();
+      printTimeline(out, all, startTick, o.theme(), io.ansi(), width);
+      out.flush();
+      printed.countDown();
+      return new Run(result, all);
+    } finally {
+      if (io.ansi()) {
+        out.print(SHOW_CURSOR);
         out.flush();
-        printed.countDown();
-        return results;
-      } finally {
+      }
+      printed.countDown();
+      if (hook != null) {
         try {
           Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
-          // the hook is running: Ctrl-C
+          // Ctrl-C: the hook is running
         }
       }
+      model.close();
+      subModel.close();
+      uiEvents.shutdownNow();
     }
   }
 
-  private static void answerShell(ToolCallRuntime runtime, Batch batch, boolean auto, BufferedReader reader,
-      LiveDisplay live) throws IOException, InterruptedException {
-    java.util.concurrent.CompletableFuture<?> done = batch.whenDone().toCompletableFuture();
-    while (!done.isDone()) {
-      Optional<PermissionRequest> next = runtime.permissions().awaitNext(Duration.ofMillis(200));
-      if (next.isEmpty()) {
+  /**
+   * The main thread until the turn ends: prompts, keys, cancel. Esc (and a Ctrl-C byte, should one arrive) cancels
+   * at once. Other keys go to the open prompt; in line mode, keys that arrive while no prompt is open wait for the
+   * next one (type-ahead, so piped answers work), while on a terminal they are dropped. In {@code --auto} mode the
+   * script answers and typed keys other than Esc are ignored.
+   */
+  private static void loop(Options o, Io io, CompletableFuture<TurnResult> turn, Agent agent,
+      ToolCallRuntime runtime, Ticker ticker, Ui ui, Keys keys, AtomicReference<String> cancelledBy)
+      throws InterruptedException {
+    Approvals approvals = new Approvals(runtime.permissions(), ui, !io.rawKeys());
+    AutoAnswers auto = o.auto() ? new AutoAnswers(o.pace()) : null;
+    Deque<Keys.Key> typeAhead = new ArrayDeque<>();
+    boolean inputEnded = false;
+    while (!turn.isDone()) {
+      approvals.poll(ticker.read());
+      while (approvals.isOpen() && !typeAhead.isEmpty()) {
+        approvals.key(typeAhead.poll());
+      }
+      if (auto != null) {
+        Keys.Key a = auto.next(approvals.isOpen());
+        if (a != null) {
+          approvals.key(a);
+        }
+      }
+      Keys.Key k;
+      if (inputEnded) {
+        Thread.sleep(Approvals.pollInterval().toMillis());
+        k = null;
+      } else {
+        k = keys.next(Approvals.pollInterval());
+      }
+      if (k == null) {
         continue;
       }
-      PermissionRequest ask = next.get();
-      if (!ask.toolName().equals("shell")) {
-        continue; // deploy: left unanswered, times out and is auto-denied
-      }
-      Decision d;
-      if (auto) {
-        live.printAbove("[auto] approving " + ask.toolName() + " " + ask.arguments() + " once");
-        d = Decision.approveOnce(ask);
-      } else {
-        live.printAbove("Allow shell " + ask.arguments() + "? [o]nce [s]ession [a]lways [e]dit [d]eny: ");
-        String line = reader.readLine();
-        String key = line == null ? "d" : line.strip().toLowerCase();
-        switch (key.isEmpty() ? "d" : key.substring(0, 1)) {
-          case "o" -> d = Decision.approveOnce(ask);
-          case "s" -> d = Decision.approveForSession(ask);
-          case "a" -> d = Decision.approveAlways(ask);
-          case "e" -> {
-            live.printAbove("new command: ");
-            String cmd = reader.readLine();
-            if (cmd == null || cmd.isBlank()) {
-              d = Decision.deny(ask, "no command given");
-            } else {
-              ObjectNode node = JSON.createObjectNode().put("command", cmd.strip());
-              d = Decision.approveModified(ask, ToolArguments.ofJson(node));
-            }
-          }
-          default -> {
-            String reason = null;
-            if (line != null && key.startsWith("d")) {
-              live.printAbove("reason for the model: ");
-              reason = reader.readLine();
-            }
-            d = Decision.deny(ask, reason == null || reason.isBlank() ? "denied by the user" : reason.strip());
-          }
+      if (k == Keys.Key.Special.ESCAPE || k == Keys.Key.Special.INTERRUPT) {
+        String by = k == Keys.Key.Special.ESCAPE ? "Esc" : "Ctrl-C";
+        if (cancelledBy.compareAndSet(null, by)) {
+          ui.note("· " + by + ": cancelling the turn");
         }
+        agent.abort();
+        continue;
       }
-      runtime.permissions().decide(ask.requestId(), d);
+      if (k == Keys.Key.Special.END_OF_INPUT) {
+        inputEnded = true;
+      }
+      if (auto != null) {
+        continue;
+      }
+      if (approvals.isOpen()) {
+        approvals.key(k);
+      } else if (!io.rawKeys()) {
+        typeAhead.add(k);
+      }
     }
   }
 
-  private static ToolResult lines(ToolInvocation inv, String... lines) throws InterruptedException {
-    StringBuilder sb = new StringBuilder();
-    for (String l : lines) {
-      if (inv.isCancelled()) {
-        break;
-      }
-      inv.output(l + "\n");
-      sb.append(l).append('\n');
-      Thread.sleep(250);
+  /** Keys typed by the script in {@code --auto} mode: "o" a moment after the prompt opens. */
+  static final class AutoAnswers {
+    private final Pace pace;
+    private long openedAt = -1;
+
+    AutoAnswers(Pace pace) {
+      this.pace = pace;
     }
-    return ToolResult.of(sb.toString().strip());
+
+    Keys.Key next(boolean promptOpen) {
+      if (!promptOpen) {
+        openedAt = -1;
+        return null;
+      }
+      long now = System.nanoTime();
+      if (openedAt < 0) {
+        openedAt = now;
+        return null;
+      }
+      if (now - openedAt >= pace.of(1_500).toNanos()) {
+        openedAt = -1;
+        return new Keys.Key.Char('o');
+      }
+      return null;
+    }
   }
 
-  private static String oneLine(String s) {
-    String t = s.replace('\n', ' ');
-    return t.length() > 100 ? t.substring(0, 97) + "..." : t;
+  private static void awaitTerminal(Map<String, ToolCallSnapshot> calls, Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (System.nanoTime() < deadline && !calls.values().stream().allMatch(ToolCallSnapshot::isTerminal)) {
+      Thread.sleep(20);
+    }
+  }
+
+  /**
+   * One line per call, in tree order: when it started in the turn, then each state with the time spent in it; a
+   * call that did not complete gets a second line with what the model was told. On a terminal that line is cut to
+   * the width.
+   */
+  static void printTimeline(PrintStream out, List<ToolCallSnapshot> calls, long startTick, Theme theme,
+      boolean ansi, int width) {
+    out.println(bold("Timeline", ansi) + dim("  start in the turn, then each state and the time spent in it", ansi));
+    int nameWidth = 0;
+    for (ToolCallSnapshot s : calls) {
+      nameWidth = Math.max(nameWidth, depth(s, calls) * 2 + s.callId().length() + 1 + s.toolName().length());
+    }
+    for (ToolCallSnapshot s : calls) {
+      String name = "  ".repeat(depth(s, calls)) + s.callId() + " " + s.toolName();
+      String head = String.format("%6s", "+" + seconds(Duration.ofNanos(s.identity().createdTick() - startTick)))
+          + " " + name + " ".repeat(nameWidth - name.length()) + "  ";
+      List<String[]> parts = new ArrayList<>(); // {plain, styled}: each state with its time and arrow
+      for (StateTransition t : s.history()) {
+        String d = duration(t.timeInFrom());
+        parts.add(new String[] {t.from().wireName() + " " + d + " → ",
+            state(t.from(), theme, ansi) + " " + dim(d + " → ", ansi)});
+      }
+      String last = s.state().wireName() + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : "");
+      parts.add(new String[] {last, state(s.state(), theme, ansi)
+          + (s.attempt() > 1 ? dim(" (" + s.attempt() + " attempts)", ansi) : "")});
+      // on a terminal, a chain wider than the screen continues under itself rather than wrapping at column 0
+      StringBuilder b = new StringBuilder(head);
+      int col = head.length();
+      for (String[] p : parts) {
+        if (ansi && col + p[0].strip().length() > width - 1 && col > head.length()) {
+          out.println(b);
+          b = new StringBuilder(" ".repeat(head.length()));
+          col = head.length();
+        }
+        b.append(p[1]);
+        col += p[0].length();
+      }
+      out.println(b);
+      s.outcomeIfTerminal().filter(oc -> !(oc instanceof Outcome.Completed)).ifPresent(oc -> {
+        String note = " ".repeat(7 + depth(s, calls) * 2) + "└ " + oc.messageForModel().replace('\n', ' ');
+        out.println(dim(ansi && note.length() > width - 1 ? note.substring(0, width - 2) + "…" : note, ansi));
+      });
+    }
+    long done = calls.stream().filter(s -> s.state() == ToolCallState.COMPLETED).count();
+    out.println(dim(calls.size() + " calls, every one in a terminal state: " + done + " completed, "
+        + (calls.size() - done) + " not", ansi));
+  }
+
+  private static int depth(ToolCallSnapshot s, List<ToolCallSnapshot> all) {
+    int d = 0;
+    String parent = s.identity().parentCallId();
+    while (parent != null && d < 10) {
+      String p = parent;
+      parent = all.stream().filter(x -> x.callId().equals(p)).findFirst()
+          .map(x -> x.identity().parentCallId()).orElse(null);
+      d++;
+    }
+    return d;
+  }
+
+  private static String state(ToolCallState s, Theme theme, boolean ansi) {
+    return ansi ? ESC + "[" + TerminalRenderer.sgr(theme.style(s).color()) + "m" + s.wireName() + ESC + "[0m"
+        : s.wireName();
+  }
+
+  private static String bold(String s, boolean ansi) {
+    return ansi ? ESC + "[1m" + s + ESC + "[0m" : s;
+  }
+
+  private static String dim(String s, boolean ansi) {
+    return ansi ? ESC + "[2m" + s + ESC + "[0m" : s;
+  }
+
+  /** 350ms, 1.2s, 12s. */
+  static String duration(Duration d) {
+    long ms = d.toMillis();
+    return ms < 1000 ? ms + "ms" : seconds(d);
+  }
+
+  private static String seconds(Duration d) {
+    long tenths = Math.max(0, d.toMillis()) / 100;
+    return (tenths / 10) + "." + (tenths % 10) + "s";
   }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,11 +47,17 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * {@link #pause()} freezes the display (for a prompt below it), {@link #resume()} starts a fresh region below
  * whatever was printed meanwhile, {@link #printAbove(String)} prints text and redraws the list under it.
+ * {@link #footer(Supplier)} adds lines of the application's own below the list (a status line, a prompt with what
+ * has been typed so far): they are part of the region repainted in place, so nothing typed or printed there is torn
+ * by a repaint. With a {@linkplain TerminalRenderer#height() height}, the live region (list and footer) is kept one
+ * row shorter than the screen: the earliest lines of the list are left out, with a line that counts them, until the
+ * last frame, which {@link #close()} draws in full and without the footer.
  *
  * <h2>Closing</h2>
- * {@link #close()} takes the events published before it was called, closes the subscriptions, draws a last frame (plain: writes what was not yet written), stops the
- * thread and waits for it to end (bounded: 5 s; not when called on the display's own thread, which cannot wait for
- * itself). It is idempotent; snapshots tracked after it are ignored.
+ * {@link #close()} takes the events published before it was called, closes the subscriptions, draws a last frame
+ * (plain: writes what was not yet written), stops the thread and waits for it to end (bounded: 5 s; not when called
+ * on the display's own thread, which cannot wait for itself). It is idempotent; snapshots tracked after it are
+ * ignored.
  *
  * <p>All methods are thread-safe. A listener exception cannot stop the display: a failing repaint is logged and the
  * next period tries again.
@@ -67,6 +74,7 @@ public final class LiveDisplay implements AutoCloseable {
   private final Map<String, ToolCallSnapshot> latest = new ConcurrentHashMap<>();
   private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile Supplier<? extends List<String>> footer = List::of;
 
   // Touched by the display thread only (or by close() after that thread has ended).
   private int previousLines;
@@ -75,6 +83,7 @@ public final class LiveDisplay implements AutoCloseable {
   private final Map<String, Integer> loggedVersion = new HashMap<>();
   private final Map<String, StringBuilder> partialOutput = new HashMap<>();
   private boolean failedOnce;
+  private boolean footerFailedOnce;
 
   LiveDisplay(TerminalRenderer renderer, PrintStream out, Duration refresh) {
     this.renderer = Objects.requireNonNull(renderer, "renderer");
@@ -145,6 +154,19 @@ public final class LiveDisplay implements AutoCloseable {
   /** The latest snapshot of every call shown, in no particular order. */
   public List<ToolCallSnapshot> snapshots() {
     return List.copyOf(latest.values());
+  }
+
+  /**
+   * Lines to draw below the list in ANSI mode, asked for at every frame on the display's thread (so it must be quick
+   * and must not block; it may be called concurrently with the application's threads changing what it returns).
+   * Each line is sanitised like tool text and cut to the width. An exception or null counts as no lines (logged
+   * once). Ignored in plain mode, where an application prints such lines itself ({@link #printAbove}).
+   *
+   * @return this display
+   */
+  public LiveDisplay footer(Supplier<? extends List<String>> lines) {
+    this.footer = Objects.requireNonNull(lines, "lines");
+    return this;
   }
 
   /** Draws now instead of at the next period; returns once drawn. */
@@ -218,7 +240,7 @@ public final class LiveDisplay implements AutoCloseable {
     }
     if (Thread.currentThread() == thread) { // closed from a listener or task: finish here, cannot wait for itself
       paused = false;
-      draw();
+      draw(false);
       flushPartialOutput();
       out.flush();
       exec.shutdown();
@@ -227,7 +249,7 @@ public final class LiveDisplay implements AutoCloseable {
     try {
       Future<?> last = exec.submit(() -> {
         paused = false;
-        draw();
+        draw(false);
         flushPartialOutput();
         out.flush();
       });
@@ -281,22 +303,90 @@ public final class LiveDisplay implements AutoCloseable {
   }
 
   private void draw() {
-    if (paused || latest.isEmpty()) {
+    draw(true);
+  }
+
+  /**
+   * Draws a frame. {@code live}: with the footer and within the height; otherwise the last frame: the whole list,
+   * no footer.
+   */
+  private void draw(boolean live) {
+    if (paused) {
       return;
     }
-    CallTree tree = CallTree.of(latest.values());
-    if (renderer.ansi()) {
-      long now = renderer.presenter().ticker().read();
-      String frame = renderer.renderFrame(renderer.presenter().views(tree, now, Map.of()), now);
-      if (!frame.equals(previousFrame)) {
-        out.print(renderer.repaint(previousLines, frame));
-        out.flush();
-        previousLines = TerminalRenderer.lineCount(frame);
-        previousFrame = frame;
+    if (!renderer.ansi()) {
+      if (!latest.isEmpty()) {
+        logNewVersions(CallTree.of(latest.values()));
       }
-    } else {
-      logNewVersions(tree);
+      return;
     }
+    List<String> foot = live ? footerLines() : List.of();
+    if (latest.isEmpty() && foot.isEmpty() && previousLines == 0) {
+      return;
+    }
+    long now = renderer.presenter().ticker().read();
+    List<String> lines = new ArrayList<>(latest.isEmpty() ? List.of()
+        : renderer.lines(renderer.presenter().views(CallTree.of(latest.values()), now, Map.of()), now));
+    if (live && renderer.height() > 0) {
+      fit(lines, foot, renderer.height() - 1);
+    } else {
+      lines.addAll(foot);
+    }
+    StringBuilder b = new StringBuilder();
+    for (String line : lines) {
+      b.append(line).append('\n');
+    }
+    String frame = b.toString();
+    if (!frame.equals(previousFrame)) {
+      out.print(renderer.repaint(previousLines, frame));
+      out.flush();
+      previousLines = lines.size();
+      previousFrame = frame;
+    }
+  }
+
+  /**
+   * Makes {@code lines} the list's lines followed by the footer's, at most {@code max} in all: the footer's last
+   * lines are kept first, then the list's last lines under a line that counts the ones left out.
+   */
+  private void fit(List<String> lines, List<String> foot, int max) {
+    if (foot.size() >= max) {
+      lines.clear();
+      lines.addAll(foot.subList(foot.size() - max, foot.size()));
+      return;
+    }
+    int room = max - foot.size();
+    if (lines.size() > room) {
+      int keep = room - 1;
+      int hidden = lines.size() - keep;
+      List<String> tail = new ArrayList<>(lines.subList(lines.size() - keep, lines.size()));
+      lines.clear();
+      lines.add(renderer.plainLine("… " + hidden + (hidden == 1 ? " line" : " lines") + " above",
+          TerminalRenderer.dim()));
+      lines.addAll(tail);
+    }
+    lines.addAll(foot);
+  }
+
+  private List<String> footerLines() {
+    List<String> raw;
+    try {
+      raw = footer.get();
+    } catch (RuntimeException e) {
+      if (!footerFailedOnce) {
+        footerFailedOnce = true;
+        log.warn("live display footer failed; drawn without it", e);
+      }
+      return List.of();
+    }
+    if (raw == null || raw.isEmpty()) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(raw.size());
+    for (String line : raw) {
+      out.add(renderer.plainLine(line == null ? "" : line, null));
+    }
+    return out;
   }
 
   /** Plain mode: writes every version not yet written, per call in tree order, oldest first. */

@@ -52,11 +52,13 @@ public final class TerminalRenderer {
   private final int width;
   private final boolean showOutput;
   private final int resultLines;
+  private final int height;
 
   private TerminalRenderer(Builder b) {
     this.presenter = b.presenter;
     this.ansi = b.ansi;
     this.width = b.width;
+    this.height = b.height;
     this.showOutput = b.showOutput;
     this.resultLines = b.resultLines;
   }
@@ -116,6 +118,15 @@ public final class TerminalRenderer {
   /** The width lines are cut to in ANSI mode. */
   public int width() {
     return width;
+  }
+
+  /**
+   * The terminal height a live display's region is kept within (ANSI mode): 0 for no limit. A region taller than
+   * the screen cannot be repainted in place (the cursor cannot move above the screen's top line), so a
+   * {@link LiveDisplay} leaves out the earliest lines of a taller frame while it is live.
+   */
+  public int height() {
+    return height;
   }
 
   /** A frame of {@code snapshots} (arranged as a {@link CallTree}) as of the presenter's ticker reading now. */
@@ -204,7 +215,7 @@ public final class TerminalRenderer {
     l.add(Text.sanitize(v.toolName()), BOLD);
     String args = Text.sanitize(v.argumentsPreview());
     if (!args.isEmpty() && !args.equals("{}")) {
-      l.add(" " + args, DIM);
+      l.addShrinkable(" " + args, DIM); // on a narrow screen the arguments give way to label, countdown, attempt
     }
     if (!st.label().isEmpty()) {
       l.add("  " + st.label(), color);
@@ -292,6 +303,18 @@ public final class TerminalRenderer {
     return l.render(ansi, ansi ? width - 1 : Integer.MAX_VALUE);
   }
 
+  /** One line of text of the application's own (a status line, a prompt): sanitised, cut to the width in ANSI mode. */
+  String plainLine(String text, String sgr) {
+    Line l = new Line();
+    l.add(Text.sanitize(text), sgr);
+    return l.render(ansi, ansi ? width - 1 : Integer.MAX_VALUE);
+  }
+
+  /** The SGR parameters of dim text. */
+  static String dim() {
+    return DIM;
+  }
+
   private static String indent(int depth) {
     return "  ".repeat(depth);
   }
@@ -372,17 +395,39 @@ public final class TerminalRenderer {
     return "TerminalRenderer[" + (ansi ? "ansi, width " + width : "plain") + ", " + presenter.theme().name() + "]";
   }
 
-  /** A line as styled segments, cut to a width before styling so escape codes never count as columns. */
+  /**
+   * A line as styled segments, cut to a width before styling so escape codes never count as columns. One segment
+   * may be shrinkable: when the line is too wide it is shortened first (to no less than {@link #MIN_SHRUNK}
+   * columns), so what follows it stays visible.
+   */
   private static final class Line {
+    private static final int MIN_SHRUNK = 12;
     private final List<String> texts = new ArrayList<>();
     private final List<String> sgrs = new ArrayList<>();
+    private int shrinkable = -1;
 
     void add(String text, String sgr) {
       texts.add(text);
       sgrs.add(sgr);
     }
 
+    void addShrinkable(String text, String sgr) {
+      shrinkable = texts.size();
+      add(text, sgr);
+    }
+
     String render(boolean ansi, int columns) {
+      if (shrinkable >= 0) {
+        int total = 0;
+        for (String t : texts) {
+          total += Text.width(t);
+        }
+        String t = texts.get(shrinkable);
+        int w = Text.width(t);
+        if (total > columns && w > MIN_SHRUNK) {
+          texts.set(shrinkable, Text.truncate(t, Math.max(MIN_SHRUNK, w - (total - columns))));
+        }
+      }
       StringBuilder b = new StringBuilder();
       int left = columns;
       for (int i = 0; i < texts.size() && left > 0; i++) {
@@ -411,6 +456,7 @@ public final class TerminalRenderer {
     private int width;
     private boolean showOutput = true;
     private int resultLines = 1;
+    private int height;
 
     private Builder() {}
 
@@ -452,6 +498,18 @@ public final class TerminalRenderer {
         throw new IllegalArgumentException("width must be between 20 and 1000 columns, was " + columns);
       }
       this.width = columns;
+      return this;
+    }
+
+    /**
+     * The terminal height in rows, 3 to 1000, or 0 for no limit (the default): a {@link LiveDisplay} keeps its live
+     * region one row shorter than this, leaving out the earliest lines while it is live (see {@link #height()}).
+     */
+    public Builder height(int rows) {
+      if (rows != 0 && (rows < 3 || rows > 1000)) {
+        throw new IllegalArgumentException("height must be 0 (no limit) or between 3 and 1000 rows, was " + rows);
+      }
+      this.height = rows;
       return this;
     }
 

@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -145,6 +146,89 @@ class LiveDisplayTest {
     assertThat(live.snapshots()).extracting(s -> s.state()).containsExactly(PENDING);
     assertThatThrownBy(() -> live.attach(calls.bus)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> renderer(false).live(out, Duration.ofMillis(1))).hasMessageContaining("refresh");
+  }
+
+  @Test
+  void theFooterIsRepaintedInPlaceWithTheListSanitisedAndLeftOutOfTheLastFrame() {
+    List<String> footer = new CopyOnWriteArrayList<>(List.of("⠋ executing tools"));
+    LiveDisplay live = renderer(true).live(out, Duration.ofSeconds(1)).footer(() -> List.copyOf(footer));
+    ToolCall a = calls.call("c1", "read_file", "a.txt");
+    live.track(a.snapshot());
+    live.refresh();
+    footer.set(0, "Allow shell?");
+    footer.add("⠙ awaiting" + ESC + "[2J approval");
+    live.refresh();
+    live.close();
+
+    String[] writes = unstyled(output()).split("\r", -1);
+    assertThat(writes).hasSize(4);
+    assertThat(writes[1]).startsWith(ESC + "[2K").contains("read_file a.txt", "⠋ executing tools");
+    assertThat(count(writes[1], ESC + "[2K")).isEqualTo(2);
+    assertThat(writes[2]).as("moves up over list and footer").startsWith(ESC + "[2A")
+        .contains("read_file a.txt", "Allow shell?", "⠙ awaiting approval");
+    assertThat(count(writes[2], ESC + "[2K")).isEqualTo(3);
+    assertThat(writes[3]).as("the last frame: the list only").startsWith(ESC + "[3A").contains("read_file a.txt")
+        .doesNotContain("Allow shell?").doesNotContain("awaiting");
+    assertThat(count(writes[3], ESC + "[2K")).isEqualTo(1);
+    assertThat(output()).doesNotContain(ESC + "[2J");
+  }
+
+  @Test
+  void aHeightKeepsTheLiveRegionOnTheScreenAndTheLastFrameIsWhole() {
+    TerminalRenderer r = TerminalRenderer.builder().presenter(calls.presenter(Theme.compact())).ansi(true)
+        .width(100).height(5).build();
+    LiveDisplay live = r.live(out, Duration.ofSeconds(1)).footer(() -> List.of("status"));
+    for (int i = 1; i <= 6; i++) {
+      live.track(calls.call("c" + i, "ls", "d" + i).snapshot());
+      calls.advance(Duration.ofMillis(1)); // creation order decides the list's order
+    }
+    live.refresh();
+    String live1 = unstyled(output());
+    live.close();
+    String last = unstyled(output()).substring(live1.length());
+
+    assertThat(count(live1, ESC + "[2K")).as("one row fewer than the screen").isEqualTo(4);
+    assertThat(live1).contains("… 4 lines above", "ls d5", "ls d6", "status").doesNotContain("ls d4");
+    assertThat(last).startsWith("\r" + ESC + "[4A").contains("ls d1", "ls d6").doesNotContain("status")
+        .doesNotContain("above");
+    assertThat(count(last, ESC + "[2K")).isEqualTo(6);
+    assertThatThrownBy(() -> TerminalRenderer.builder().height(2)).hasMessageContaining("height");
+  }
+
+  @Test
+  void aFooterTallerThanTheScreenKeepsItsLastLines() {
+    TerminalRenderer r = TerminalRenderer.builder().presenter(calls.presenter(Theme.compact())).ansi(true)
+        .width(100).height(3).build();
+    LiveDisplay live = r.live(out, Duration.ofSeconds(1)).footer(() -> List.of("one", "two", "three"));
+    live.track(calls.call("c1", "ls", "d").snapshot());
+    live.refresh();
+    String frame = unstyled(output());
+    live.close();
+    assertThat(count(frame, ESC + "[2K")).isEqualTo(2);
+    assertThat(frame).contains("two", "three").doesNotContain("one").doesNotContain("ls d");
+  }
+
+  @Test
+  void plainModeIgnoresTheFooterAndAFailingFooterIsLeftOut() {
+    LiveDisplay plain = renderer(false).live(out, Duration.ofSeconds(1)).footer(() -> List.of("status"));
+    plain.track(calls.call("c1", "ls", "d").snapshot());
+    plain.close();
+    assertThat(output()).contains("ls d").doesNotContain("status");
+
+    bytes.reset();
+    LiveDisplay ansi = renderer(true).live(out, Duration.ofSeconds(1)).footer(() -> {
+      throw new IllegalStateException("a broken footer");
+    });
+    ansi.track(calls.call("c2", "ls", "e").snapshot());
+    ansi.refresh();
+    ansi.close();
+    assertThat(unstyled(output())).contains("ls e");
+    assertThatThrownBy(() -> ansi.footer(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  /** {@code s} without its colour codes (SGR), the cursor moves kept. */
+  private static String unstyled(String s) {
+    return s.replaceAll(ESC + "\\[[0-9;]*m", "");
   }
 
   private static int count(String s, String sub) {

@@ -207,4 +207,23 @@ class TerminalRendererTest {
     assertThat(TerminalRenderer.builder().detect(true, Map.of("NO_COLOR", "yes")).build().ansi()).isFalse();
     assertThatThrownBy(() -> TerminalRenderer.builder().width(5)).hasMessageContaining("width");
   }
+
+  @Test
+  void onANarrowScreenTheArgumentsGiveWayToCountdownAndAttempt() {
+    TerminalRenderer narrow = TerminalRenderer.builder().presenter(calls.presenter(Theme.compact())).ansi(true)
+        .width(70).build();
+    ToolCall asked = calls.call("c1", "deploy", "production --region eu-west-1 --canary 10% --wait-for-health");
+    calls.ask(asked, Duration.ofSeconds(30));
+    ToolCall retrying = calls.call("c2", "fetch_url", "https://ci.example.com/shop-service/builds/142/status");
+    calls.run(retrying);
+    retrying.scheduleRetry(2, Duration.ofSeconds(2), "connection reset");
+    calls.advance(Duration.ofMillis(500));
+
+    String frame = narrow.renderFrame(List.of(asked.snapshot(), retrying.snapshot()))
+        .replaceAll(ESC + "\\[[0-9;]*m", "");
+    List<String> headers = frame.lines().filter(l -> !l.contains("│")).toList();
+    assertThat(headers.get(0)).contains("deploy production", "…", "Awaiting permission... auto-deny in 30s");
+    assertThat(headers.get(1)).contains("fetch_url https://", "…", "attempt 2");
+    assertThat(headers).allMatch(l -> Text.width(l) <= 69);
+  }
 }
