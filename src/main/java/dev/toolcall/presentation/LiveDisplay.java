@@ -2,6 +2,7 @@ package dev.toolcall.presentation;
 
 import dev.toolcall.Change;
 import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.EventListener;
@@ -418,6 +419,9 @@ public final class LiveDisplay implements AutoCloseable {
             partial.delete(0, nl + 1);
           }
           continue;
+        }
+        if (c instanceof Change.ArgumentsModified && s.state() == ToolCallState.PENDING) {
+          continue; // arguments still arriving from the model's stream: the next state's line shows them whole
         }
         if (s.isTerminal()) {
           flushPartial(s.callId(), v, b);
