@@ -145,7 +145,7 @@ class ConversationStateTest {
 
   /**
    * The diagram in docs/conversation.md is the one generated from {@link ConversationState#TABLE}. Run with
-   * {@code -Dtoolcall.regenerateDocs=true} to rewrite it after changing the table.
+   * {@code -Dtoolcall.docs.write=true} to rewrite it after changing the table.
    */
   @Test
   void docsDiagramIsGeneratedFromTheTable() throws IOException {
@@ -156,12 +156,12 @@ class ConversationStateTest {
     assertThat(e).as("end marker in %s", DOC).isGreaterThan(b);
     String current = doc.substring(b + BEGIN.length() + 1, e);
     String wanted = generatedDiagram();
-    if (Boolean.getBoolean("toolcall.regenerateDocs") && !current.equals(wanted)) {
+    if (Boolean.getBoolean("toolcall.docs.write") && !current.equals(wanted)) {
       Files.writeString(DOC, doc.substring(0, b + BEGIN.length() + 1) + wanted + doc.substring(e),
           StandardCharsets.UTF_8);
       current = wanted;
     }
-    assertThat(current).as("generated diagram in %s (regenerate with -Dtoolcall.regenerateDocs=true)", DOC)
+    assertThat(current).as("generated diagram in %s (regenerate with -Dtoolcall.docs.write=true)", DOC)
         .isEqualTo(wanted);
   }
 

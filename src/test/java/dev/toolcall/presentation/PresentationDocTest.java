@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code docs/presentation.md} cannot drift: its generated block (the theme tables, the visibility table and the
  * effective-state table) must equal what the code produces. To regenerate it after a deliberate change, run
- * {@code mvn -B -q -o test -Dtest=PresentationDocTest -Dpresentation.docs.update=true} and review the diff.
+ * {@code mvn -B -q -o test -Dtest=PresentationDocTest -Dtoolcall.docs.write=true} and review the diff.
  */
 class PresentationDocTest {
   static final Path DOC = Path.of("docs", "presentation.md");
@@ -31,11 +31,11 @@ class PresentationDocTest {
     assertThat(b).as("begin marker in %s", DOC).isNotNegative();
     assertThat(e).as("end marker after begin in %s", DOC).isGreaterThan(b);
     String updated = doc.substring(0, b + BEGIN.length()) + tables() + doc.substring(e);
-    if (Boolean.getBoolean("presentation.docs.update")) {
+    if (Boolean.getBoolean("toolcall.docs.write")) {
       Files.writeString(DOC, updated, StandardCharsets.UTF_8);
       doc = updated;
     }
-    assertThat(doc).as("%s is stale: regenerate with -Dpresentation.docs.update=true", DOC).isEqualTo(updated);
+    assertThat(doc).as("%s is stale: regenerate with -Dtoolcall.docs.write=true", DOC).isEqualTo(updated);
   }
 
   static String tables() {
