@@ -108,7 +108,7 @@ public final class ToolScheduler implements AutoCloseable {
   private final int maxOutputChars;
   private final long outputFlushNanos;
   private final Counters counters = new Counters();
-  private final Map<String, CompletableFuture<ToolCall>> known = new LinkedHashMap<>(); // guarded by itself
+  private final Map<CallKey, CompletableFuture<ToolCall>> known = new LinkedHashMap<>(); // guarded by itself
   private volatile boolean closed;
 
   private ToolScheduler(Builder b) {
@@ -161,21 +161,17 @@ public final class ToolScheduler implements AutoCloseable {
     List<CallRequest> reqs = List.copyOf(requests);
     BatchImpl batch = new BatchImpl(reqs.size());
     Set<String> seen = new HashSet<>();
-    CompletableFuture<Void> allEarlier = CompletableFuture.completedFuture(null);
-    CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
     for (CallRequest req : reqs) {
       ToolCall call;
-      CompletableFuture<Void> gate;
       boolean readOnly = true;
       if (!seen.add(req.callId())) {
         call = duplicate(sessionId, req);
-        gate = null;
       } else {
         CompletableFuture<ToolCall> mine = new CompletableFuture<>();
-        CompletableFuture<ToolCall> existing = reserve(sessionId + '\u0000' + req.callId(), mine);
+        CallKey key = new CallKey(sessionId, req.callId());
+        CompletableFuture<ToolCall> existing = reserve(key, mine);
         if (existing != null) {
           call = existing.join();
-          gate = null;
         } else {
           Validator.Validation v;
           try {
@@ -189,33 +185,26 @@ public final class ToolScheduler implements AutoCloseable {
             }
             call = cb.build();
           } catch (RuntimeException | Error e) {
-            unreserve(sessionId + '\u0000' + req.callId(), mine, e);
+            unreserve(key, mine, e);
             throw e;
           }
           mine.complete(call);
           counters.scheduled.increment();
           Run run = new Run(call, v, batch);
           readOnly = !(v instanceof Validator.Valid ok2) || ok2.tool().definition().readOnly();
-          gate = switch (order) {
-            case PARALLEL -> CompletableFuture.completedFuture(null);
-            case SEQUENTIAL -> allEarlier;
-            case PARALLEL_READS -> readOnly ? lastWrite : allEarlier;
-          };
-          run.start(gate);
+          run.start(batch.turnFor(order, readOnly));
         }
       }
-      batch.add(call);
-      CompletableFuture<Void> terminal = call.whenTerminal().toCompletableFuture().thenAccept(s -> {});
-      allEarlier = CompletableFuture.allOf(allEarlier, terminal);
-      if (!readOnly) {
-        lastWrite = allEarlier;
-      }
+      batch.add(call, readOnly);
     }
     batch.seal();
     return batch;
   }
 
-  private CompletableFuture<ToolCall> reserve(String key, CompletableFuture<ToolCall> mine) {
+  /** The key of a call id in a session, in the map of known calls. */
+  private record CallKey(String sessionId, String callId) {}
+
+  private CompletableFuture<ToolCall> reserve(CallKey key, CompletableFuture<ToolCall> mine) {
     synchronized (known) {
       CompletableFuture<ToolCall> existing = known.get(key);
       if (existing != null) {
@@ -237,7 +226,7 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
-  private void unreserve(String key, CompletableFuture<ToolCall> mine, Throwable cause) {
+  private void unreserve(CallKey key, CompletableFuture<ToolCall> mine, Throwable cause) {
     synchronized (known) {
       known.remove(key, mine);
     }
@@ -351,36 +340,156 @@ public final class ToolScheduler implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** One batch: its calls in request order, and the future of their results. */
+  /**
+   * One batch: its calls in request order, their turns, and the future of their results.
+   *
+   * <p>Turns. Every gate of {@link ExecutionOrder} is a prefix condition: a call may start once calls
+   * {@code 0..turn-1} of its batch have ended (SEQUENTIAL: all earlier calls; PARALLEL_READS: all earlier calls for
+   * a write, everything up to the last write before it for a read; PARALLEL: none). So the batch keeps the length of
+   * its ended prefix and the runs waiting for a longer one; each call's terminal hook records its end, advances the
+   * prefix and starts the runs whose turn came, outside the lock. The results complete, once, when the batch is
+   * sealed and every call added to it has ended; they are the terminal snapshots handed to those hooks, which run
+   * after each terminal event was published.
+   */
   private final class BatchImpl implements Batch {
-    private final List<ToolCall> calls;
-    private CompletableFuture<List<CallResult>> done;
+    private final CompletableFuture<List<CallResult>> done = new CompletableFuture<>();
+    private ToolCall[] calls; // guarded by this; appended by the scheduling thread
+    private ToolCallSnapshot[] ends; // guarded by this; a call's terminal snapshot once its hook ran
+    private int added; // guarded by this; written only by the scheduling thread, which may read it unlocked
+    private int writeEnd; // index + 1 of the last write added; scheduling thread only
+    private int prefix; // guarded by this: calls 0..prefix-1 have ended
+    private int open; // guarded by this: calls added and not ended
+    private boolean sealed; // guarded by this
+    private ArrayList<Run> waiting; // guarded by this: runs whose turn has not come
+    private volatile List<ToolCall> sealedCalls; // set once by seal
 
     BatchImpl(int size) {
-      this.calls = new ArrayList<>(size);
+      this.calls = new ToolCall[Math.max(1, size)];
+      this.ends = new ToolCallSnapshot[calls.length];
     }
 
-    void add(ToolCall call) {
-      calls.add(call);
+    /** The turn of the call about to be added: the ended prefix it must wait for. Scheduling thread only. */
+    int turnFor(ExecutionOrder order, boolean readOnly) {
+      return switch (order) {
+        case PARALLEL -> 0;
+        case SEQUENTIAL -> added;
+        case PARALLEL_READS -> readOnly ? writeEnd : added;
+      };
     }
 
-    void seal() {
-      List<CompletableFuture<ToolCallSnapshot>> ends = new ArrayList<>(calls.size());
-      for (ToolCall c : calls) {
-        ends.add(c.whenTerminal().toCompletableFuture());
-      }
-      done = CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-        List<CallResult> out = new ArrayList<>(ends.size());
-        for (CompletableFuture<ToolCallSnapshot> e : ends) {
-          out.add(new CallResult(e.join()));
+    /** Appends {@code call} (a write moves the turn of later reads) and hooks its end. Scheduling thread only. */
+    void add(ToolCall call, boolean readOnly) {
+      int index;
+      synchronized (this) {
+        index = added;
+        if (index == calls.length) {
+          calls = java.util.Arrays.copyOf(calls, index * 2);
+          ends = java.util.Arrays.copyOf(ends, index * 2);
         }
-        return Collections.unmodifiableList(out);
-      });
+        calls[index] = call;
+        added = index + 1;
+        open++;
+      }
+      if (!readOnly) {
+        writeEnd = index + 1;
+      }
+      call.whenTerminal().thenAccept(s -> ended(index, s));
+    }
+
+    /** No more calls; completes the results now if every call has already ended. */
+    void seal() {
+      boolean complete;
+      sealedCalls = Collections.unmodifiableList(java.util.Arrays.asList(snapshotOfCalls()));
+      synchronized (this) {
+        sealed = true;
+        complete = open == 0;
+      }
+      if (complete) {
+        complete();
+      }
+    }
+
+    /**
+     * Whether {@code run}'s turn has come; if not, it is queued and {@link Run#onTurn()} is called when it comes.
+     */
+    boolean awaitTurn(Run run, int turn) {
+      synchronized (this) {
+        if (prefix >= turn) {
+          return true;
+        }
+        if (waiting == null) {
+          waiting = new ArrayList<>();
+        }
+        run.turn = turn;
+        waiting.add(run);
+        return false;
+      }
+    }
+
+    private void ended(int index, ToolCallSnapshot s) {
+      Run[] ready = null;
+      boolean complete;
+      synchronized (this) {
+        ends[index] = s;
+        open--;
+        int p = prefix;
+        while (p < added && ends[p] != null) {
+          p++;
+        }
+        if (p != prefix) {
+          prefix = p;
+          ready = takeReady(p);
+        }
+        complete = sealed && open == 0;
+      }
+      if (ready != null) {
+        for (Run r : ready) {
+          r.onTurn();
+        }
+      }
+      if (complete) {
+        complete();
+      }
+    }
+
+    /** Removes and returns the waiting runs whose turn is at most {@code p}, in the order they began waiting. */
+    private Run[] takeReady(int p) {
+      if (waiting == null || waiting.isEmpty()) {
+        return null;
+      }
+      ArrayList<Run> ready = null;
+      for (var it = waiting.iterator(); it.hasNext(); ) {
+        Run r = it.next();
+        if (r.turn <= p) {
+          it.remove();
+          if (ready == null) {
+            ready = new ArrayList<>();
+          }
+          ready.add(r);
+        }
+      }
+      return ready == null ? null : ready.toArray(new Run[0]);
+    }
+
+    private void complete() {
+      CallResult[] out;
+      synchronized (this) {
+        out = new CallResult[added];
+        for (int i = 0; i < added; i++) {
+          out[i] = new CallResult(ends[i]);
+        }
+      }
+      done.complete(Collections.unmodifiableList(java.util.Arrays.asList(out)));
+    }
+
+    private synchronized ToolCall[] snapshotOfCalls() {
+      return java.util.Arrays.copyOf(calls, added);
     }
 
     @Override
     public List<ToolCall> calls() {
-      return Collections.unmodifiableList(calls);
+      List<ToolCall> l = sealedCalls;
+      return l != null ? l : Collections.unmodifiableList(java.util.Arrays.asList(snapshotOfCalls()));
     }
 
     @Override
@@ -389,12 +498,18 @@ public final class ToolScheduler implements AutoCloseable {
     }
 
     @Override
+    public List<CallResult> join() {
+      return done.join();
+    }
+
+    @Override
     public int cancelAll(String reason) {
       Objects.requireNonNull(reason, "reason");
+      List<ToolCall> cs = calls();
       int n = 0;
-      // last first: cancelling an earlier call opens later calls' gates, so they must already be cancelled
-      for (int i = calls.size() - 1; i >= 0; i--) {
-        if (calls.get(i).cancel(reason).won()) {
+      // last first: cancelling an earlier call opens later calls' turns, so they must already be cancelled
+      for (int i = cs.size() - 1; i >= 0; i--) {
+        if (cs.get(i).cancel(reason).won()) {
           n++;
         }
       }
@@ -402,22 +517,45 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
-  /** The pipeline of one call. */
-  private final class Run {
+  /**
+   * The pipeline of one call: authorization, its turn in the batch, a permit, then attempts on the executor. Each
+   * step continues on the thread that completed the previous one (synchronously when it already had), with no
+   * future chained per step; {@link #run()} is the task that begins the call on the executor.
+   */
+  private final class Run implements Runnable, Permits.Waiter {
+    private static final int NO_PERMIT = 0;
+    private static final int HOLDS_PERMIT = 1;
+    private static final int ENDED = 2;
+    private static final java.lang.invoke.VarHandle PERMIT;
+
+    static {
+      try {
+        PERMIT = java.lang.invoke.MethodHandles.lookup().findVarHandle(Run.class, "permit", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final ToolCall call;
     private final Validator.Validation validation;
     private final BatchImpl batch;
-    private final OutputBuffer output;
+    private final Tool tool; // null for an invalid call
+    int turn; // guarded by the batch while waiting
+    /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
+    @SuppressWarnings("unused")
+    private volatile int permit;
+    private volatile OutputBuffer output; // created on the first write
     private volatile Attempt current;
 
     Run(ToolCall call, Validator.Validation validation, BatchImpl batch) {
       this.call = call;
       this.validation = validation;
       this.batch = batch;
-      this.output = new OutputBuffer(call, maxOutputChars, this::armFlush, counters);
+      this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
     }
 
-    void start(CompletableFuture<Void> gate) {
+    /** Starts the pipeline; {@code turn} is set before the authorizer can complete on another thread. */
+    void start(int turn) {
       if (closed) {
         call.cancel("the runtime was closed");
         return;
@@ -427,7 +565,7 @@ public final class ToolScheduler implements AutoCloseable {
         call.fail(bad.kind(), bad.message());
         return;
       }
-      Tool tool = ((Validator.Valid) validation).tool();
+      this.turn = turn;
       call.whenTerminal().thenAccept(this::onTerminal);
       CompletionStage<ToolCallSnapshot> decided;
       try {
@@ -437,35 +575,99 @@ public final class ToolScheduler implements AutoCloseable {
         call.cancel("the permission check failed: " + defaultErrorText(e));
         return;
       }
-      decided.toCompletableFuture()
-          .thenCompose(s -> s.isTerminal() ? CompletableFuture.completedFuture(null) : gate.thenApply(x -> s))
-          .thenCompose(s -> {
-            if (s == null || call.isTerminal()) {
-              return CompletableFuture.completedFuture(false);
-            }
-            return permits.acquire().thenApply(x -> {
-              call.whenTerminal().thenRun(permits::release);
-              return true;
-            });
-          })
-          .thenAcceptAsync(held -> {
-            if (held) {
-              begin(tool);
-            }
-          }, executor)
-          .whenComplete((x, t) -> {
-            if (t != null) {
-              Throwable cause = unwrap(t);
-              if (cause instanceof RejectedExecutionException) {
-                counters.rejections.increment();
-                failOrCancel(FailureKind.EXECUTOR_REJECTED,
-                    "The tool could not be started: the runtime is overloaded or shutting down.");
-              } else if (!call.isTerminal()) {
-                log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
-                failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
-              }
-            }
-          });
+      CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
+      if (f.isDone() && !f.isCompletedExceptionally()) {
+        onDecided(f.join(), null); // decided already (no approval needed, a rule, a grant): go on at once
+      } else {
+        f.whenComplete(this::onDecided);
+      }
+    }
+
+    /** The authorizer's answer: wait for the turn unless the call ended (denied or cancelled). */
+    private void onDecided(ToolCallSnapshot s, Throwable t) {
+      if (t != null || s == null) {
+        failed(t != null ? t : new NullPointerException("the authorizer completed with null"));
+        return;
+      }
+      if (s.isTerminal()) {
+        return;
+      }
+      if (batch.awaitTurn(this, turn)) {
+        onTurn();
+      }
+    }
+
+    /** The calls before this one have ended as its order requires: take a permit. */
+    void onTurn() {
+      if (call.isTerminal()) {
+        return;
+      }
+      if (permits.acquire(this)) {
+        granted();
+      }
+    }
+
+    /** A permit is held: keep it until the call ends, and begin on the executor. */
+    @Override
+    public void granted() {
+      if (!PERMIT.compareAndSet(this, NO_PERMIT, HOLDS_PERMIT)) {
+        permits.release(); // the call ended before the permit came: the terminal hook has run already
+        return;
+      }
+      if (call.isTerminal()) {
+        return; // the terminal hook releases the permit
+      }
+      try {
+        executor.execute(this);
+      } catch (Throwable e) { // as a stage of a future would: a rejection fails the call, anything else too
+        failed(e);
+      }
+    }
+
+    /** Begins the call on the executor. */
+    @Override
+    public void run() {
+      try {
+        begin(tool);
+      } catch (Throwable t) {
+        failed(t);
+      }
+    }
+
+    /** A step failed with {@code t}: a rejected start fails the call; anything else is an internal error. */
+    private void failed(Throwable t) {
+      Throwable cause = unwrap(t);
+      if (cause instanceof RejectedExecutionException) {
+        counters.rejections.increment();
+        failOrCancel(FailureKind.EXECUTOR_REJECTED,
+            "The tool could not be started: the runtime is overloaded or shutting down.");
+      } else if (!call.isTerminal()) {
+        log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
+        failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
+      }
+    }
+
+    /** The live output of the call, created on the first write. */
+    OutputBuffer output() {
+      OutputBuffer o = output;
+      if (o == null) {
+        synchronized (this) {
+          o = output;
+          if (o == null) {
+            o = new OutputBuffer(call, maxOutputChars, this::armFlush, counters);
+            output = o;
+          }
+        }
+      }
+      return o;
+    }
+
+    /** Publishes pending output now (before the call's result is installed). */
+    private void flushOutput() {
+      OutputBuffer o = output;
+      if (o != null) {
+        o.flushNow();
+      }
     }
 
     /** Ends the call whatever state it is in: FAILED when it can (through RUNNING), otherwise CANCELLED. */
@@ -579,7 +781,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       if (t == null) {
         if (result == null) {
-          output.flushNow();
+          flushOutput();
           call.fail(FailureKind.NULL_RESULT, "The tool returned no result.");
           return;
         }
@@ -589,12 +791,12 @@ public final class ToolScheduler implements AutoCloseable {
             out = Objects.requireNonNull(i.after(call.snapshot(), out), "interceptor returned null");
           } catch (RuntimeException e) {
             log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(), call.toolName(), e);
-            output.flushNow();
+            flushOutput();
             call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed.");
             return;
           }
         }
-        output.flushNow();
+        flushOutput();
         if (!call.complete(out.content()).won()) {
           counters.discarded.increment();
         }
@@ -602,7 +804,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       RetryPolicy policy = a.tool.definition().retryPolicy();
       if (t instanceof TransientToolException && a.number < policy.maxAttempts()) {
-        output.flushNow();
+        flushOutput();
         int next = a.number + 1;
         Duration delay = policy.delay(next, random.getAsDouble());
         if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
@@ -613,7 +815,7 @@ public final class ToolScheduler implements AutoCloseable {
         }
         return;
       }
-      output.flushNow();
+      flushOutput();
       if (t instanceof ToolException) {
         String msg = messageOf(t);
         if (t instanceof TransientToolException && a.number > 1) {
@@ -651,6 +853,9 @@ public final class ToolScheduler implements AutoCloseable {
       if (a != null) {
         a.interruptIfInBody();
       }
+      if ((int) PERMIT.getAndSet(this, ENDED) == HOLDS_PERMIT) {
+        permits.release();
+      }
       if (failurePolicy == FailurePolicy.CANCEL_SIBLINGS && s.outcome() instanceof Outcome.Failed) {
         batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
       }
@@ -659,9 +864,9 @@ public final class ToolScheduler implements AutoCloseable {
     private void armFlush() {
       timer.schedule(() -> {
         try {
-          executor.execute(output::flushNow);
+          executor.execute(this::flushOutput);
         } catch (RejectedExecutionException e) {
-          output.flushNow();
+          flushOutput();
         }
       }, outputFlushNanos);
     }
@@ -788,7 +993,7 @@ public final class ToolScheduler implements AutoCloseable {
     @Override
     public void output(String chunk) {
       if (!finished.get()) {
-        run.output.write(chunk);
+        run.output().write(chunk);
       }
     }
   }

@@ -23,9 +23,10 @@ class DelaySchedulerTest {
   }
 
   /**
-   * Random delays, a random half cancelled at once: every kept task runs exactly once, no cancelled task runs, and
-   * no task runs before one whose deadline is certainly earlier (deadline bounds taken around each arming). A
-   * sentinel armed last with a longer delay than all proves the others are done: the timer runs in deadline order.
+   * Random delays, a random half cancelled: every kept task runs exactly once, no cancelled task runs, and no task
+   * runs before one whose deadline is certainly earlier (deadline bounds taken around each arming). The timer
+   * thread is held in a blocking task while the tasks are armed and cancelled, so none can run before its cancel.
+   * A sentinel armed last with a longer delay than all proves the others are done: the timer runs in deadline order.
    */
   @Test
   void runsKeptTasksOnceInDeadlineOrderAndNeverACancelledOne() throws Exception {
@@ -37,6 +38,17 @@ class DelaySchedulerTest {
     ConcurrentHashMap<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
     boolean[] cancelled = new boolean[n];
     List<DelayScheduler.Handle> handles = new ArrayList<>();
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    timer.schedule(() -> {
+      holding.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, 0);
+    assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
     for (int i = 0; i < n; i++) {
       int id = i;
       long delay = TimeUnit.MICROSECONDS.toNanos(rnd.nextInt(20_000));
@@ -56,6 +68,7 @@ class DelaySchedulerTest {
     }
     CountDownLatch sentinel = new CountDownLatch(1);
     timer.schedule(sentinel::countDown, TimeUnit.MILLISECONDS.toNanos(40));
+    release.countDown();
     assertThat(sentinel.await(30, TimeUnit.SECONDS)).isTrue();
 
     for (int i = 0; i < n; i++) {
