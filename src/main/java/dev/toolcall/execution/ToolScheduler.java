@@ -108,7 +108,7 @@ public final class ToolScheduler implements AutoCloseable {
   private final int maxOutputChars;
   private final long outputFlushNanos;
   private final Counters counters = new Counters();
-  private final Map<CallKey, CompletableFuture<ToolCall>> known = new LinkedHashMap<>(); // guarded by itself
+  private final Map<CallKey, Known> known = new LinkedHashMap<>(); // guarded by itself
   private volatile boolean closed;
 
   private ToolScheduler(Builder b) {
@@ -160,16 +160,16 @@ public final class ToolScheduler implements AutoCloseable {
     Objects.requireNonNull(requests, "requests");
     List<CallRequest> reqs = List.copyOf(requests);
     BatchImpl batch = new BatchImpl(reqs.size());
-    Set<String> seen = new HashSet<>();
+    SeenIds seen = new SeenIds(reqs.size());
     for (CallRequest req : reqs) {
       ToolCall call;
       boolean readOnly = true;
       if (!seen.add(req.callId())) {
         call = duplicate(sessionId, req);
       } else {
-        CompletableFuture<ToolCall> mine = new CompletableFuture<>();
+        Known mine = new Known();
         CallKey key = new CallKey(sessionId, req.callId());
-        CompletableFuture<ToolCall> existing = reserve(key, mine);
+        Known existing = reserve(key, mine);
         if (existing != null) {
           call = existing.join();
         } else {
@@ -190,7 +190,7 @@ public final class ToolScheduler implements AutoCloseable {
           }
           mine.complete(call);
           counters.scheduled.increment();
-          Run run = new Run(call, v, batch);
+          Run run = new Run(call, v, batch, mine);
           readOnly = !(v instanceof Validator.Valid ok2) || ok2.tool().definition().readOnly();
           run.start(batch.turnFor(order, readOnly));
         }
@@ -204,9 +204,22 @@ public final class ToolScheduler implements AutoCloseable {
   /** The key of a call id in a session, in the map of known calls. */
   private record CallKey(String sessionId, String callId) {}
 
-  private CompletableFuture<ToolCall> reserve(CallKey key, CompletableFuture<ToolCall> mine) {
+  /**
+   * A call id reserved in the window of known calls: completes with the call once it is built (a second schedule of
+   * the same id waits for that). {@link #ended} is set by the call's terminal hook, so trimming the window reads this
+   * one object rather than the call's state (which would be four objects long out of the cache).
+   */
+  private static final class Known extends CompletableFuture<ToolCall> {
+    volatile boolean ended;
+  }
+
+  /**
+   * Reserves {@code key} for {@code mine}, or returns the call already known under it. The window keeps the last
+   * {@value #KNOWN_CALLS_CAP} calls plus every call not yet ended (the oldest are let go once ended).
+   */
+  private Known reserve(CallKey key, Known mine) {
     synchronized (known) {
-      CompletableFuture<ToolCall> existing = known.get(key);
+      Known existing = known.get(key);
       if (existing != null) {
         return existing;
       }
@@ -214,8 +227,7 @@ public final class ToolScheduler implements AutoCloseable {
       if (known.size() > KNOWN_CALLS_CAP) {
         var it = known.values().iterator();
         while (known.size() > KNOWN_CALLS_CAP && it.hasNext()) {
-          CompletableFuture<ToolCall> f = it.next();
-          if (f.isDone() && f.join().isTerminal()) {
+          if (it.next().ended) {
             it.remove();
           } else {
             break;
@@ -226,7 +238,34 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
-  private void unreserve(CallKey key, CompletableFuture<ToolCall> mine, Throwable cause) {
+  /** The call ids of one batch so far: a linear scan while the batch is small, a hash set beyond. */
+  private static final class SeenIds {
+    private static final int SCAN = 16;
+    private final String[] ids;
+    private final Set<String> set;
+    private int n;
+
+    SeenIds(int size) {
+      this.ids = size <= SCAN ? new String[size] : null;
+      this.set = size <= SCAN ? null : new HashSet<>();
+    }
+
+    /** Adds {@code id}; false if it was seen before. */
+    boolean add(String id) {
+      if (set != null) {
+        return set.add(id);
+      }
+      for (int i = 0; i < n; i++) {
+        if (ids[i].equals(id)) {
+          return false;
+        }
+      }
+      ids[n++] = id;
+      return true;
+    }
+  }
+
+  private void unreserve(CallKey key, Known mine, Throwable cause) {
     synchronized (known) {
       known.remove(key, mine);
     }
@@ -270,7 +309,7 @@ public final class ToolScheduler implements AutoCloseable {
   public void close(Duration grace) {
     Objects.requireNonNull(grace, "grace");
     closed = true;
-    List<CompletableFuture<ToolCall>> all;
+    List<Known> all;
     synchronized (known) {
       all = new ArrayList<>(known.values());
     }
@@ -361,7 +400,7 @@ public final class ToolScheduler implements AutoCloseable {
     private int open; // guarded by this: calls added and not ended
     private boolean sealed; // guarded by this
     private ArrayList<Run> waiting; // guarded by this: runs whose turn has not come
-    private volatile List<ToolCall> sealedCalls; // set once by seal
+    private List<ToolCall> sealedCalls; // guarded by this; made on the first calls() after seal
 
     BatchImpl(int size) {
       this.calls = new ToolCall[Math.max(1, size)];
@@ -399,7 +438,6 @@ public final class ToolScheduler implements AutoCloseable {
     /** No more calls; completes the results now if every call has already ended. */
     void seal() {
       boolean complete;
-      sealedCalls = Collections.unmodifiableList(java.util.Arrays.asList(snapshotOfCalls()));
       synchronized (this) {
         sealed = true;
         complete = open == 0;
@@ -479,17 +517,19 @@ public final class ToolScheduler implements AutoCloseable {
           out[i] = new CallResult(ends[i]);
         }
       }
-      done.complete(Collections.unmodifiableList(java.util.Arrays.asList(out)));
-    }
-
-    private synchronized ToolCall[] snapshotOfCalls() {
-      return java.util.Arrays.copyOf(calls, added);
+      done.complete(new ArrayView<>(out));
     }
 
     @Override
-    public List<ToolCall> calls() {
+    public synchronized List<ToolCall> calls() {
       List<ToolCall> l = sealedCalls;
-      return l != null ? l : Collections.unmodifiableList(java.util.Arrays.asList(snapshotOfCalls()));
+      if (l == null) {
+        l = new ArrayView<>(java.util.Arrays.copyOf(calls, added));
+        if (sealed) {
+          sealedCalls = l;
+        }
+      }
+      return l;
     }
 
     @Override
@@ -517,6 +557,25 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
+  /** An unmodifiable list over an array that nobody writes any more. */
+  private static final class ArrayView<T> extends java.util.AbstractList<T> implements java.util.RandomAccess {
+    private final T[] items;
+
+    ArrayView(T[] items) {
+      this.items = items;
+    }
+
+    @Override
+    public T get(int index) {
+      return items[index];
+    }
+
+    @Override
+    public int size() {
+      return items.length;
+    }
+  }
+
   /**
    * The pipeline of one call: authorization, its turn in the batch, a permit, then attempts on the executor. Each
    * step continues on the thread that completed the previous one (synchronously when it already had), with no
@@ -539,6 +598,7 @@ public final class ToolScheduler implements AutoCloseable {
     private final ToolCall call;
     private final Validator.Validation validation;
     private final BatchImpl batch;
+    private final Known known;
     private final Tool tool; // null for an invalid call
     int turn; // guarded by the batch while waiting
     /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
@@ -547,15 +607,17 @@ public final class ToolScheduler implements AutoCloseable {
     private volatile OutputBuffer output; // created on the first write
     private volatile Attempt current;
 
-    Run(ToolCall call, Validator.Validation validation, BatchImpl batch) {
+    Run(ToolCall call, Validator.Validation validation, BatchImpl batch, Known known) {
       this.call = call;
       this.validation = validation;
       this.batch = batch;
+      this.known = known;
       this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
     }
 
     /** Starts the pipeline; {@code turn} is set before the authorizer can complete on another thread. */
     void start(int turn) {
+      call.whenTerminal().thenAccept(this::onTerminal);
       if (closed) {
         call.cancel("the runtime was closed");
         return;
@@ -566,7 +628,6 @@ public final class ToolScheduler implements AutoCloseable {
         return;
       }
       this.turn = turn;
-      call.whenTerminal().thenAccept(this::onTerminal);
       CompletionStage<ToolCallSnapshot> decided;
       try {
         decided = Objects.requireNonNull(authorizer.authorize(call, tool.definition()), "authorizer returned null");
@@ -849,6 +910,7 @@ public final class ToolScheduler implements AutoCloseable {
     }
 
     private void onTerminal(ToolCallSnapshot s) {
+      known.ended = true;
       Attempt a = current;
       if (a != null) {
         a.interruptIfInBody();
@@ -856,7 +918,7 @@ public final class ToolScheduler implements AutoCloseable {
       if ((int) PERMIT.getAndSet(this, ENDED) == HOLDS_PERMIT) {
         permits.release();
       }
-      if (failurePolicy == FailurePolicy.CANCEL_SIBLINGS && s.outcome() instanceof Outcome.Failed) {
+      if (tool != null && failurePolicy == FailurePolicy.CANCEL_SIBLINGS && s.outcome() instanceof Outcome.Failed) {
         batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
       }
     }
@@ -910,22 +972,21 @@ public final class ToolScheduler implements AutoCloseable {
       synchronized (this) {
         bodyThread = Thread.currentThread();
       }
-      CompletionStage<ToolResult> stage;
+      CompletionStage<ToolResult> stage = null; // an asynchronous tool's
+      ToolResult result = null; // a blocking tool's
+      Throwable error = null;
       VirtualMachineError fatal = null;
       try {
         if (tool instanceof Tool.BlockingTool b) {
-          stage = CompletableFuture.completedFuture(b.body().run(this));
+          result = b.body().run(this);
         } else {
-          stage = tool.execute(this);
-          if (stage == null) {
-            stage = CompletableFuture.completedFuture(null);
-          }
+          stage = tool.execute(this); // null is a null result
         }
       } catch (VirtualMachineError e) {
         fatal = e;
-        stage = CompletableFuture.failedFuture(e);
+        error = e;
       } catch (Throwable e) {
-        stage = CompletableFuture.failedFuture(e);
+        error = e;
       } finally {
         synchronized (this) {
           bodyThread = null;
@@ -935,7 +996,11 @@ public final class ToolScheduler implements AutoCloseable {
         }
         Thread.interrupted(); // an interrupt meant for the tool must not leak into the executor's next task
       }
-      stage.whenComplete((r, t) -> run.onAttemptDone(this, r, t));
+      if (stage != null) {
+        stage.whenComplete((r, t) -> run.onAttemptDone(this, r, t));
+      } else {
+        run.onAttemptDone(this, result, error);
+      }
       if (fatal != null) {
         throw fatal;
       }

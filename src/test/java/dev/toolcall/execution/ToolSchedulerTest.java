@@ -296,6 +296,37 @@ class ToolSchedulerTest {
     assertThat(rec.eventsOf("1")).extracting(e -> e.version()).containsExactly(0L, 1L, 2L);
   }
 
+  /**
+   * The window of known call ids lets go of ended calls only: a call still running stays known however many calls
+   * come after it, so scheduling its id again returns it and runs nothing twice; a recent ended call is known too.
+   */
+  @Test
+  void aCallNotYetEndedStaysKnownAfterManyLaterCalls() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Counting block = blocking("block", entered, release);
+    Counting quick = echo("quick", true);
+    ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(Authorizer.ALLOW_ALL)
+        .executionOrder(ExecutionOrder.PARALLEL), block.tool, quick.tool);
+    Batch first = s.schedule("s", List.of(CallRequest.of("keep", "block", "{}")));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    for (int b = 0; b < 60; b++) {
+      List<CallRequest> reqs = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        reqs.add(CallRequest.of("q" + b + "-" + i, "quick", "{}"));
+      }
+      await(s.schedule("s", reqs));
+    }
+    Batch again = s.schedule("s", List.of(CallRequest.of("keep", "block", "{}"), CallRequest.of("q59-99", "quick",
+        "{}")));
+    assertThat(again.calls().get(0)).isSameAs(first.calls().get(0));
+    assertThat(again.calls().get(1).state()).isEqualTo(ToolCallState.COMPLETED);
+    release.countDown();
+    assertThat(await(again)).extracting(r -> r.snapshot().state()).containsOnly(ToolCallState.COMPLETED);
+    assertThat(block.entries).hasValue(1);
+    assertThat(quick.entries).hasValue(6000);
+  }
+
   @Test
   void floodOfOutputIsCoalescedBoundedAndOrderedBeforeTheResult() throws Exception {
     Counting flood = flooding("flood", 50_000);
