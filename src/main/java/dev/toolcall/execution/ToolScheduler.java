@@ -76,7 +76,8 @@ import org.slf4j.LoggerFactory;
 public final class ToolScheduler implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ToolScheduler.class);
-  private static final int KNOWN_CALLS_CAP = 4_096;
+  /** How many ended calls the window of known call ids keeps by default (every call not yet ended is kept too). */
+  static final int DEFAULT_KNOWN_CALLS = 4_096;
   private static final Reason VALIDATING = Reason.of("validating", "validating the call");
 
   /** Counters shared with the per-call helpers. */
@@ -107,6 +108,7 @@ public final class ToolScheduler implements AutoCloseable {
   private final DelayScheduler timer;
   private final int maxOutputChars;
   private final long outputFlushNanos;
+  private final int knownCallsCap;
   private final Counters counters = new Counters();
   private final Map<CallKey, Known> known = new LinkedHashMap<>(); // guarded by itself
   private volatile boolean closed;
@@ -134,6 +136,7 @@ public final class ToolScheduler implements AutoCloseable {
     this.timer = b.timer == null ? DelayScheduler.newDefault() : b.timer;
     this.maxOutputChars = b.maxOutputChars;
     this.outputFlushNanos = b.outputFlushInterval.toNanos();
+    this.knownCallsCap = b.knownCalls;
   }
 
   /** Starts a scheduler. */
@@ -149,7 +152,7 @@ public final class ToolScheduler implements AutoCloseable {
   /**
    * Schedules the calls of one model response. Returns at once; every call is created (PENDING, its event
    * published) before this returns. A call id already scheduled in this session returns that call again and runs
-   * nothing twice; a duplicate id within {@code requests} fails the duplicate with
+   * nothing twice, as long as the call has not ended or is among the last 4,096 calls scheduled; a duplicate id within {@code requests} fails the duplicate with
    * {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not confused) and leaves the
    * original alone. After {@link #close()}, every call ends CANCELLED at once.
    *
@@ -215,7 +218,8 @@ public final class ToolScheduler implements AutoCloseable {
 
   /**
    * Reserves {@code key} for {@code mine}, or returns the call already known under it. The window keeps the last
-   * {@value #KNOWN_CALLS_CAP} calls plus every call not yet ended (the oldest are let go once ended).
+   * {@code knownCallsCap} calls (default {@value #DEFAULT_KNOWN_CALLS}) plus every call not yet ended; the oldest are
+   * let go once they have ended.
    */
   private Known reserve(CallKey key, Known mine) {
     synchronized (known) {
@@ -224,9 +228,9 @@ public final class ToolScheduler implements AutoCloseable {
         return existing;
       }
       known.put(key, mine);
-      if (known.size() > KNOWN_CALLS_CAP) {
+      if (known.size() > knownCallsCap) {
         var it = known.values().iterator();
-        while (known.size() > KNOWN_CALLS_CAP && it.hasNext()) {
+        while (known.size() > knownCallsCap && it.hasNext()) {
           if (it.next().ended) {
             it.remove();
           } else {
@@ -1083,8 +1087,18 @@ public final class ToolScheduler implements AutoCloseable {
     private DelayScheduler timer;
     private int maxOutputChars = 1 << 20;
     private Duration outputFlushInterval = Duration.ofMillis(20);
+    private int knownCalls = DEFAULT_KNOWN_CALLS;
 
     private Builder() {}
+
+    /** How many ended calls the window of known call ids keeps (default 4,096); for tests of the guard. */
+    Builder knownCallsWindow(int calls) {
+      if (calls < 1) {
+        throw new IllegalArgumentException("knownCallsWindow must be >= 1, was " + calls);
+      }
+      this.knownCalls = calls;
+      return this;
+    }
 
     Builder validator(Validator validator) {
       this.validator = Objects.requireNonNull(validator, "validator");

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
+import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventBus;
@@ -325,6 +326,27 @@ class ToolSchedulerTest {
     assertThat(await(again)).extracting(r -> r.snapshot().state()).containsOnly(ToolCallState.COMPLETED);
     assertThat(block.entries).hasValue(1);
     assertThat(quick.entries).hasValue(6000);
+  }
+
+  /** The window keeps the last N ended calls: an id repeated within it returns the call, one older runs anew. */
+  @Test
+  void anEndedCallOlderThanTheWindowIsScheduledAnew() throws Exception {
+    Counting t = echo("t", true);
+    ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(Authorizer.ALLOW_ALL).executor(Runnable::run)
+        .knownCallsWindow(2), t.tool);
+    List<ToolCall> first = new ArrayList<>();
+    for (String id : List.of("a", "b", "c")) {
+      Batch b = s.schedule("s", List.of(CallRequest.of(id, "t", "{}")));
+      assertThat(await(b).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+      first.add(b.calls().get(0));
+    }
+    Batch recent = s.schedule("s", List.of(CallRequest.of("c", "t", "{}")));
+    assertThat(recent.calls().get(0)).isSameAs(first.get(2));
+    assertThat(t.entries).hasValue(3);
+    Batch old = s.schedule("s", List.of(CallRequest.of("a", "t", "{}")));
+    assertThat(old.calls().get(0)).isNotSameAs(first.get(0));
+    assertThat(await(old).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(t.entries).hasValue(4);
   }
 
   @Test
