@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -131,7 +132,7 @@ interface DelayScheduler extends AutoCloseable {
 
     private void add(Entry e) {
       if (size == heap.length) {
-        heap = java.util.Arrays.copyOf(heap, size * 2);
+        heap = Arrays.copyOf(heap, size * 2);
       }
       place(e, size++);
       siftUp(e);

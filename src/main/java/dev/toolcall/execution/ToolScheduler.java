@@ -15,15 +15,19 @@ import dev.toolcall.tool.ToolException;
 import dev.toolcall.tool.ToolInvocation;
 import dev.toolcall.tool.ToolResult;
 import dev.toolcall.tool.TransientToolException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -152,9 +156,9 @@ public final class ToolScheduler implements AutoCloseable {
   /**
    * Schedules the calls of one model response. Returns at once; every call is created (PENDING, its event
    * published) before this returns. A call id already scheduled in this session returns that call again and runs
-   * nothing twice, as long as the call has not ended or is among the last 4,096 calls scheduled; a duplicate id within {@code requests} fails the duplicate with
-   * {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not confused) and leaves the
-   * original alone. After {@link #close()}, every call ends CANCELLED at once.
+   * nothing twice, as long as that call has not ended or is among the last 4,096 calls scheduled; a duplicate id
+   * within {@code requests} fails the duplicate with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the
+   * original's events are not confused) and leaves the original alone. After {@link #close()}, every call ends CANCELLED at once.
    *
    * @throws NullPointerException if an argument or element is null
    */
@@ -426,8 +430,8 @@ public final class ToolScheduler implements AutoCloseable {
       synchronized (this) {
         index = added;
         if (index == calls.length) {
-          calls = java.util.Arrays.copyOf(calls, index * 2);
-          ends = java.util.Arrays.copyOf(ends, index * 2);
+          calls = Arrays.copyOf(calls, index * 2);
+          ends = Arrays.copyOf(ends, index * 2);
         }
         calls[index] = call;
         added = index + 1;
@@ -528,7 +532,7 @@ public final class ToolScheduler implements AutoCloseable {
     public synchronized List<ToolCall> calls() {
       List<ToolCall> l = sealedCalls;
       if (l == null) {
-        l = new ArrayView<>(java.util.Arrays.copyOf(calls, added));
+        l = new ArrayView<>(Arrays.copyOf(calls, added));
         if (sealed) {
           sealedCalls = l;
         }
@@ -562,7 +566,7 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /** An unmodifiable list over an array that nobody writes any more. */
-  private static final class ArrayView<T> extends java.util.AbstractList<T> implements java.util.RandomAccess {
+  private static final class ArrayView<T> extends AbstractList<T> implements RandomAccess {
     private final T[] items;
 
     ArrayView(T[] items) {
@@ -589,11 +593,11 @@ public final class ToolScheduler implements AutoCloseable {
     private static final int NO_PERMIT = 0;
     private static final int HOLDS_PERMIT = 1;
     private static final int ENDED = 2;
-    private static final java.lang.invoke.VarHandle PERMIT;
+    private static final VarHandle PERMIT;
 
     static {
       try {
-        PERMIT = java.lang.invoke.MethodHandles.lookup().findVarHandle(Run.class, "permit", int.class);
+        PERMIT = MethodHandles.lookup().findVarHandle(Run.class, "permit", int.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -604,7 +608,7 @@ public final class ToolScheduler implements AutoCloseable {
     private final BatchImpl batch;
     private final Known known;
     private final Tool tool; // null for an invalid call
-    int turn; // guarded by the batch while waiting
+    int turn; // guarded by the batch: the turn this run waits for, while it waits
     /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
     @SuppressWarnings("unused")
     private volatile int permit;
@@ -619,7 +623,7 @@ public final class ToolScheduler implements AutoCloseable {
       this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
     }
 
-    /** Starts the pipeline; {@code turn} is set before the authorizer can complete on another thread. */
+    /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
     void start(int turn) {
       call.whenTerminal().thenAccept(this::onTerminal);
       if (closed) {
@@ -631,7 +635,6 @@ public final class ToolScheduler implements AutoCloseable {
         call.fail(bad.kind(), bad.message());
         return;
       }
-      this.turn = turn;
       CompletionStage<ToolCallSnapshot> decided;
       try {
         decided = Objects.requireNonNull(authorizer.authorize(call, tool.definition()), "authorizer returned null");
@@ -642,14 +645,14 @@ public final class ToolScheduler implements AutoCloseable {
       }
       CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
       if (f.isDone() && !f.isCompletedExceptionally()) {
-        onDecided(f.join(), null); // decided already (no approval needed, a rule, a grant): go on at once
+        onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
       } else {
-        f.whenComplete(this::onDecided);
+        f.whenComplete((s, t) -> onDecided(s, t, turn));
       }
     }
 
     /** The authorizer's answer: wait for the turn unless the call ended (denied or cancelled). */
-    private void onDecided(ToolCallSnapshot s, Throwable t) {
+    private void onDecided(ToolCallSnapshot s, Throwable t, int turn) {
       if (t != null || s == null) {
         failed(t != null ? t : new NullPointerException("the authorizer completed with null"));
         return;
