@@ -171,6 +171,7 @@ public final class ToolScheduler implements AutoCloseable {
     for (CallRequest req : reqs) {
       ToolCall call;
       boolean readOnly = true;
+      Run run = null;
       if (!seen.add(req.callId())) {
         call = duplicate(sessionId, req);
       } else {
@@ -197,12 +198,15 @@ public final class ToolScheduler implements AutoCloseable {
           }
           mine.complete(call);
           counters.scheduled.increment();
-          Run run = new Run(call, v, batch, mine);
+          run = new Run(call, v, batch, mine);
           readOnly = !(v instanceof Validator.Valid ok2) || ok2.tool().definition().readOnly();
-          run.start(batch.turnFor(order, readOnly));
         }
       }
-      batch.add(call, readOnly);
+      int turn = batch.turnFor(order, readOnly);
+      batch.add(call, readOnly, run);
+      if (run != null) {
+        run.start(turn);
+      }
     }
     batch.seal();
     return batch;
@@ -424,8 +428,11 @@ public final class ToolScheduler implements AutoCloseable {
       };
     }
 
-    /** Appends {@code call} (a write moves the turn of later reads) and hooks its end. Scheduling thread only. */
-    void add(ToolCall call, boolean readOnly) {
+    /**
+     * Appends {@code call} (a write moves the turn of later reads). Its end is reported by {@code run}'s terminal
+     * hook, or, for a call this batch does not run, by a hook of the batch. Scheduling thread only.
+     */
+    void add(ToolCall call, boolean readOnly, Run run) {
       int index;
       synchronized (this) {
         index = added;
@@ -440,7 +447,11 @@ public final class ToolScheduler implements AutoCloseable {
       if (!readOnly) {
         writeEnd = index + 1;
       }
-      call.whenTerminal().thenAccept(s -> ended(index, s));
+      if (run != null) {
+        run.index = index;
+      } else {
+        call.whenTerminal().thenAccept(s -> ended(index, s));
+      }
     }
 
     /** No more calls; completes the results now if every call has already ended. */
@@ -472,7 +483,8 @@ public final class ToolScheduler implements AutoCloseable {
       }
     }
 
-    private void ended(int index, ToolCallSnapshot s) {
+    /** Call {@code index} ended with {@code s} (its terminal event published): its turn passes on. */
+    void ended(int index, ToolCallSnapshot s) {
       Run[] ready = null;
       boolean complete;
       synchronized (this) {
@@ -609,6 +621,7 @@ public final class ToolScheduler implements AutoCloseable {
     private final Known known;
     private final Tool tool; // null for an invalid call
     int turn; // guarded by the batch: the turn this run waits for, while it waits
+    int index; // the call's place in its batch; set before start
     /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
     @SuppressWarnings("unused")
     private volatile int permit;
@@ -916,17 +929,27 @@ public final class ToolScheduler implements AutoCloseable {
       }
     }
 
+    /**
+     * The call's one terminal hook (it runs after the terminal event was published): stop the tool, free the permit,
+     * apply the failure policy, then report the end to the batch, last, so that whoever awaits the batch finds the
+     * permit already free.
+     */
     private void onTerminal(ToolCallSnapshot s) {
       known.ended = true;
-      Attempt a = current;
-      if (a != null) {
-        a.interruptIfInBody();
-      }
-      if ((int) PERMIT.getAndSet(this, ENDED) == HOLDS_PERMIT) {
-        permits.release();
-      }
-      if (tool != null && failurePolicy == FailurePolicy.CANCEL_SIBLINGS && s.outcome() instanceof Outcome.Failed) {
-        batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
+      try {
+        Attempt a = current;
+        if (a != null) {
+          a.interruptIfInBody();
+        }
+        if ((int) PERMIT.getAndSet(this, ENDED) == HOLDS_PERMIT) {
+          permits.release(); // may start a waiting call inline
+        }
+        if (tool != null && failurePolicy == FailurePolicy.CANCEL_SIBLINGS
+            && s.outcome() instanceof Outcome.Failed) {
+          batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
+        }
+      } finally {
+        batch.ended(index, s);
       }
     }
 
