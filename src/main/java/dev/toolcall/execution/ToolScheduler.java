@@ -258,7 +258,7 @@ public final class ToolScheduler implements AutoCloseable {
     private int n;
 
     SeenIds(int size) {
-      this.ids = size <= SCAN ? new String[size] : null;
+      this.ids = size > 1 && size <= SCAN ? new String[size] : null;
       this.set = size <= SCAN ? null : new HashSet<>();
     }
 
@@ -266,6 +266,9 @@ public final class ToolScheduler implements AutoCloseable {
     boolean add(String id) {
       if (set != null) {
         return set.add(id);
+      }
+      if (ids == null) {
+        return n++ == 0; // a batch of one
       }
       for (int i = 0; i < n; i++) {
         if (ids[i].equals(id)) {
