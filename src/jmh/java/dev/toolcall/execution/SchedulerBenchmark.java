@@ -1,10 +1,16 @@
 package dev.toolcall.execution;
 
 import dev.toolcall.FailureKind;
+import dev.toolcall.Reason;
+import dev.toolcall.Ticker;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.event.EventBus;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolResult;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +61,9 @@ public class SchedulerBenchmark {
   private ToolScheduler scheduler;
   private Tool tool;
   private long ids;
+  private final EventBus bus = EventBus.create();
+  private final Clock clock = Clock.systemUTC();
+  private final Ticker ticker = Ticker.system();
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -81,7 +90,7 @@ public class SchedulerBenchmark {
       exec = Runnable::run;
     }
     ToolScheduler.Builder b = ToolScheduler.builder().validator(validator).authorizer(Authorizer.ALLOW_ALL)
-        .executor(exec).defaultTimeout(Duration.ofHours(1));
+        .executor(exec).defaultTimeout(Duration.ofHours(1)).eventBus(bus).clock(clock).ticker(ticker);
     if (timer.equals("noop")) {
       b.timer(new DelayScheduler() {
         @Override
@@ -116,6 +125,19 @@ public class SchedulerBenchmark {
       }
     });
     return f.get();
+  }
+
+  /**
+   * The part of a scheduled call that is {@link ToolCall} itself: create it with the scheduler's settings and drive
+   * it through the states a scheduled call of this tool goes through (PENDING -&gt; RUNNING -&gt; COMPLETED), with
+   * no scheduler. Scheduler overhead proper is {@code scheduledCall - toolCallOnly - directCall}.
+   */
+  @Benchmark
+  public Object toolCallOnly() {
+    ToolCall call = ToolCall.builder("t" + (ids++), "noop").sessionId("s").arguments(ToolArguments.empty())
+        .clock(clock).ticker(ticker).eventBus(bus).build();
+    call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, Reason.NO_PERMISSION_NEEDED);
+    return call.complete("ok").snapshot();
   }
 
   /** One call through the scheduler: create, validate, authorize, run, complete, batch result. */

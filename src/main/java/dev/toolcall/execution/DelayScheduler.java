@@ -1,8 +1,10 @@
 package dev.toolcall.execution;
 
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs short tasks after a delay (timeouts, retry backoff, output flushes) on at most one daemon thread, named
@@ -32,60 +34,234 @@ interface DelayScheduler extends AutoCloseable {
     return new ThreadDelayScheduler();
   }
 
-  /** The default implementation. */
+  /**
+   * The default implementation: a binary heap of deadlines, ordered by deadline then by arrival, under this
+   * object's monitor, and one thread that sleeps until the earliest one.
+   *
+   * <p>Most tasks are timeouts that are cancelled long before they are due (the tool returns first), so arming and
+   * cancelling must be cheap for the caller. Arming is a heap insertion; cancelling is a removal at the entry's
+   * known index. The thread is woken only when a new deadline is earlier than the time it already plans to wake
+   * at; when it wakes to an empty heap before that time, it keeps sleeping until then instead of forever, so a
+   * steady stream of timeouts of the same length (each armed and cancelled before the next) wakes it about once per
+   * timeout length rather than once per call. Tasks run on the thread, outside the monitor; one that throws is
+   * logged and the thread goes on.
+   */
   final class ThreadDelayScheduler implements DelayScheduler {
-    private ScheduledThreadPoolExecutor executor; // guarded by this
-    private boolean closed; // guarded by this
+    private static final Logger log = LoggerFactory.getLogger(ThreadDelayScheduler.class);
+    /** Longest delay honoured (about 146 years), so deadlines never overflow when compared by subtraction. */
+    private static final long MAX_DELAY = Long.MAX_VALUE >> 1;
 
-    private synchronized ScheduledThreadPoolExecutor executor() {
-      if (closed) {
-        return null;
+    private Entry[] heap = new Entry[16]; // guarded by this
+    private int size; // guarded by this
+    private long sequence; // guarded by this
+    private Thread thread; // guarded by this
+    private boolean closed; // guarded by this
+    /** When the thread will wake by itself, unless it {@link #sleepsForever}; guarded by this. */
+    private long wakeAt;
+    /** Whether the thread sleeps with no deadline at all (or is not started); guarded by this. */
+    private boolean sleepsForever = true;
+
+    /** One armed task: its own handle, cancelled by removal at its heap index. */
+    private final class Entry implements Handle {
+      final Runnable task;
+      final long deadline;
+      final long seq;
+      int index = -1; // guarded by the scheduler; -1 once run, cancelled or dropped
+
+      Entry(Runnable task, long deadline, long seq) {
+        this.task = task;
+        this.deadline = deadline;
+        this.seq = seq;
       }
-      if (executor == null) {
-        executor = new ScheduledThreadPoolExecutor(1, r -> {
-          Thread t = new Thread(r, "toolcall-scheduler-timer");
-          t.setDaemon(true);
-          return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
-        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+
+      @Override
+      public void cancel() {
+        remove(this);
       }
-      return executor;
     }
 
     @Override
     public Handle schedule(Runnable task, long delayNanos) {
-      ScheduledThreadPoolExecutor ex = executor();
-      if (ex == null) {
-        return NONE;
+      long delay = Math.min(Math.max(0, delayNanos), MAX_DELAY);
+      Thread wake;
+      Entry e;
+      synchronized (this) {
+        if (closed) {
+          return NONE;
+        }
+        long deadline = System.nanoTime() + delay;
+        e = new Entry(task, deadline, sequence++);
+        add(e);
+        if (thread == null) {
+          Thread t = new Thread(this::loop, "toolcall-scheduler-timer");
+          t.setDaemon(true);
+          thread = t;
+          sleepsForever = false;
+          wakeAt = deadline;
+          t.start();
+          return e;
+        }
+        if (!sleepsForever && wakeAt - deadline <= 0) {
+          return e; // the thread wakes before this is due anyway
+        }
+        sleepsForever = false;
+        wakeAt = deadline;
+        wake = thread;
       }
-      try {
-        ScheduledFuture<?> f = ex.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        return () -> f.cancel(false);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        return NONE; // closed concurrently
+      LockSupport.unpark(wake);
+      return e;
+    }
+
+    private synchronized void remove(Entry e) {
+      int i = e.index;
+      if (i < 0) {
+        return;
+      }
+      e.index = -1;
+      int last = --size;
+      Entry moved = heap[last];
+      heap[last] = null;
+      if (i != last) {
+        place(moved, i);
+        siftDown(moved);
+        if (moved.index == i) {
+          siftUp(moved);
+        }
+      }
+    }
+
+    private void add(Entry e) {
+      if (size == heap.length) {
+        heap = Arrays.copyOf(heap, size * 2);
+      }
+      place(e, size++);
+      siftUp(e);
+    }
+
+    private Entry poll() {
+      Entry top = heap[0];
+      top.index = -1;
+      int last = --size;
+      Entry moved = heap[last];
+      heap[last] = null;
+      if (last > 0) {
+        place(moved, 0);
+        siftDown(moved);
+      }
+      return top;
+    }
+
+    private void place(Entry e, int i) {
+      heap[i] = e;
+      e.index = i;
+    }
+
+    private static boolean before(Entry a, Entry b) {
+      long d = a.deadline - b.deadline;
+      return d < 0 || (d == 0 && a.seq < b.seq);
+    }
+
+    private void siftUp(Entry e) {
+      int i = e.index;
+      while (i > 0) {
+        int parent = (i - 1) >>> 1;
+        Entry p = heap[parent];
+        if (!before(e, p)) {
+          break;
+        }
+        place(p, i);
+        i = parent;
+      }
+      place(e, i);
+    }
+
+    private void siftDown(Entry e) {
+      int i = e.index;
+      int half = size >>> 1;
+      while (i < half) {
+        int child = 2 * i + 1;
+        Entry c = heap[child];
+        int right = child + 1;
+        if (right < size && before(heap[right], c)) {
+          child = right;
+          c = heap[child];
+        }
+        if (!before(c, e)) {
+          break;
+        }
+        place(c, i);
+        i = child;
+      }
+      place(e, i);
+    }
+
+    private void loop() {
+      for (;;) {
+        Runnable due = null;
+        long parkNanos = 0;
+        boolean forever = false;
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          long now = System.nanoTime();
+          if (size > 0 && heap[0].deadline - now <= 0) {
+            due = poll().task;
+          } else if (size > 0) {
+            wakeAt = heap[0].deadline;
+            parkNanos = wakeAt - now;
+          } else if (!sleepsForever && wakeAt - now > 0) {
+            parkNanos = wakeAt - now; // nothing armed: keep the wake-up already planned, so arming needs no signal
+          } else {
+            sleepsForever = true;
+            forever = true;
+          }
+        }
+        if (due != null) {
+          try {
+            due.run();
+          } catch (Throwable t) {
+            log.error("a timer task of the tool scheduler failed", t);
+          }
+        } else if (forever) {
+          LockSupport.park(this);
+        } else {
+          LockSupport.parkNanos(this, parkNanos);
+        }
       }
     }
 
     @Override
     public void close() {
-      ScheduledThreadPoolExecutor ex;
+      Thread t;
       synchronized (this) {
+        if (closed) {
+          return;
+        }
         closed = true;
-        ex = executor;
+        for (int i = 0; i < size; i++) {
+          heap[i].index = -1;
+          heap[i] = null;
+        }
+        size = 0;
+        t = thread;
       }
-      if (ex != null) {
-        ex.shutdownNow();
+      if (t != null) {
+        LockSupport.unpark(t);
       }
     }
 
     /** Waits for the thread to end (for close with a grace period). */
     boolean awaitTermination(long nanos) throws InterruptedException {
-      ScheduledThreadPoolExecutor ex;
+      Thread t;
       synchronized (this) {
-        ex = executor;
+        t = thread;
       }
-      return ex == null || ex.awaitTermination(nanos, TimeUnit.NANOSECONDS);
+      if (t == null) {
+        return true;
+      }
+      TimeUnit.NANOSECONDS.timedJoin(t, nanos);
+      return !t.isAlive();
     }
   }
 }

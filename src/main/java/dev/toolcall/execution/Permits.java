@@ -1,35 +1,43 @@
 package dev.toolcall.execution;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * An asynchronous counting semaphore: {@link #acquire()} returns a future that completes when a permit is held, in
- * FIFO order, without blocking a thread. A permit is handed straight from a releaser to the next waiter.
+ * An asynchronous counting semaphore: {@link #acquire} either takes a permit at once (and says so) or queues the
+ * waiter, which is granted one later, in FIFO order, without blocking a thread. A permit is handed straight from a
+ * releaser to the next waiter, whose {@link Waiter#granted()} runs on the releasing thread, outside the lock.
  */
 final class Permits {
+
+  /** Who waits for a permit. */
+  interface Waiter {
+    /** The permit is now held by this waiter; must not throw. */
+    void granted();
+  }
+
   private final int max;
-  private final ArrayDeque<CompletableFuture<Void>> waiters = new ArrayDeque<>(); // guarded by this
+  private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(); // guarded by this
   private int used; // guarded by this
 
   Permits(int max) {
     this.max = max;
   }
 
-  CompletableFuture<Void> acquire() {
-    synchronized (this) {
-      if (used < max) {
-        used++;
-        return CompletableFuture.completedFuture(null);
-      }
-      CompletableFuture<Void> f = new CompletableFuture<>();
-      waiters.add(f);
-      return f;
+  /**
+   * Takes a permit if one is free (returns true, {@code waiter} is not called) or queues {@code waiter} (returns
+   * false; it is granted a permit later).
+   */
+  synchronized boolean acquire(Waiter waiter) {
+    if (used < max) {
+      used++;
+      return true;
     }
+    waiters.add(waiter);
+    return false;
   }
 
   void release() {
-    CompletableFuture<Void> next;
+    Waiter next;
     synchronized (this) {
       next = waiters.poll();
       if (next == null) {
@@ -37,7 +45,7 @@ final class Permits {
         return;
       }
     }
-    next.complete(null); // the permit passes to the waiter
+    next.granted(); // the permit passes to the waiter
   }
 
   synchronized int inUse() {

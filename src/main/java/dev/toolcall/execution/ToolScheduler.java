@@ -15,15 +15,19 @@ import dev.toolcall.tool.ToolException;
 import dev.toolcall.tool.ToolInvocation;
 import dev.toolcall.tool.ToolResult;
 import dev.toolcall.tool.TransientToolException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -71,18 +75,13 @@ import org.slf4j.LoggerFactory;
  * interrupts its tool. The concurrency permit is released on the terminal state, so a tool that ignores interrupts
  * does not hold it; such an attempt is counted as abandoned in {@link #stats()}.
  *
- * <h2>Streamed calls</h2>
- * {@link #openBatch} takes the calls of a response that is still streaming: each call is created when the stream
- * announces it and takes the flow above once its arguments are complete (see {@link OpenBatch}); a batch may hold
- * its tools until the runtime releases it. {@link #schedule} and open batches share one path per call: the same id
- * rules, the same pipeline, the same {@link ExecutionOrder} gates.
- *
  * <p>Thread-safe. Nothing a model produced makes this class throw.
  */
 public final class ToolScheduler implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ToolScheduler.class);
-  private static final int KNOWN_CALLS_CAP = 4_096;
+  /** How many ended calls the window of known call ids keeps by default (every call not yet ended is kept too). */
+  static final int DEFAULT_KNOWN_CALLS = 4_096;
   private static final Reason VALIDATING = Reason.of("validating", "validating the call");
 
   /** Counters shared with the per-call helpers. */
@@ -113,8 +112,9 @@ public final class ToolScheduler implements AutoCloseable {
   private final DelayScheduler timer;
   private final int maxOutputChars;
   private final long outputFlushNanos;
+  private final int knownCallsCap;
   private final Counters counters = new Counters();
-  private final Map<String, CompletableFuture<ToolCall>> known = new LinkedHashMap<>(); // guarded by itself
+  private final Map<CallKey, Known> known = new LinkedHashMap<>(); // guarded by itself
   private volatile boolean closed;
 
   private ToolScheduler(Builder b) {
@@ -140,6 +140,7 @@ public final class ToolScheduler implements AutoCloseable {
     this.timer = b.timer == null ? DelayScheduler.newDefault() : b.timer;
     this.maxOutputChars = b.maxOutputChars;
     this.outputFlushNanos = b.outputFlushInterval.toNanos();
+    this.knownCallsCap = b.knownCalls;
   }
 
   /** Starts a scheduler. */
@@ -155,9 +156,9 @@ public final class ToolScheduler implements AutoCloseable {
   /**
    * Schedules the calls of one model response. Returns at once; every call is created (PENDING, its event
    * published) before this returns. A call id already scheduled in this session returns that call again and runs
-   * nothing twice; a duplicate id within {@code requests} fails the duplicate with
-   * {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not confused) and leaves the
-   * original alone. After {@link #close()}, every call ends CANCELLED at once.
+   * nothing twice, as long as that call has not ended or is among the last 4,096 calls scheduled; a duplicate id
+   * within {@code requests} fails the duplicate with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the
+   * original's events are not confused) and leaves the original alone. After {@link #close()}, every call ends CANCELLED at once.
    *
    * @throws NullPointerException if an argument or element is null
    */
@@ -166,12 +167,10 @@ public final class ToolScheduler implements AutoCloseable {
     Objects.requireNonNull(requests, "requests");
     List<CallRequest> reqs = List.copyOf(requests);
     BatchImpl batch = new BatchImpl(reqs.size());
-    Set<String> seen = new HashSet<>();
-    Gates gates = new Gates(null);
+    SeenIds seen = new SeenIds(reqs.size());
     for (CallRequest req : reqs) {
-      Claim c = claim(sessionId, req, seen, true);
-      start(c, batch, gates, null);
-      batch.add(c.call());
+      Claim c = claim(sessionId, req, !seen.add(req.callId()), true);
+      admit(c, batch, batch.append(c.call()), null, null);
     }
     batch.seal();
     return batch;
@@ -203,27 +202,28 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /**
-   * A call claimed by a batch: {@code fresh} when the batch created it and runs it; otherwise a duplicate of an id
-   * in the batch or a call already scheduled in the session. {@code validation} is set when the call was created
-   * with validated arguments.
+   * A call claimed by a batch: {@code fresh} when the batch created it and runs it (then {@code known} is its
+   * reservation in the window of known calls); otherwise a duplicate of an id in the batch or a call already scheduled
+   * in the session. {@code validation} is set when the call was created with validated arguments.
    */
-  private record Claim(ToolCall call, Validator.Validation validation, boolean fresh) {}
+  private record Claim(ToolCall call, Validator.Validation validation, boolean fresh, Known known) {}
 
   /**
-   * The id rules of one request of a batch: a duplicate id within the batch ({@code seen}) gets its own call, failed
-   * on a private bus; an id already scheduled in the session returns that call (nothing runs twice); a new id gets a
-   * new PENDING call, whose creation event is published before this returns. With {@code validateNow} the arguments
-   * are validated first and the call is created with them; otherwise it is created with the raw text as it stands
-   * (a call announced by a stream, validated when its arguments are complete).
+   * The id rules of one request of a batch: a duplicate id within the batch ({@code duplicate}) gets its own call,
+   * failed on a private bus; an id already scheduled in the session returns that call (nothing runs twice); a new id
+   * gets a new PENDING call, whose creation event is published before this returns. With {@code validateNow} the
+   * arguments are validated first and the call is created with them; otherwise it is created with the raw text as it
+   * stands (a call announced by a stream, validated when its arguments are complete).
    */
-  private Claim claim(String sessionId, CallRequest req, Set<String> seen, boolean validateNow) {
-    if (!seen.add(req.callId())) {
-      return new Claim(duplicate(sessionId, req), null, false);
+  private Claim claim(String sessionId, CallRequest req, boolean duplicate, boolean validateNow) {
+    if (duplicate) {
+      return new Claim(duplicate(sessionId, req), null, false, null);
     }
-    CompletableFuture<ToolCall> mine = new CompletableFuture<>();
-    CompletableFuture<ToolCall> existing = reserve(sessionId + '\u0000' + req.callId(), mine);
+    Known mine = new Known();
+    CallKey key = new CallKey(sessionId, req.callId());
+    Known existing = reserve(key, mine);
     if (existing != null) {
-      return new Claim(existing.join(), null, false);
+      return new Claim(existing.join(), null, false, null);
     }
     Validator.Validation v = null;
     ToolCall call;
@@ -242,12 +242,12 @@ public final class ToolScheduler implements AutoCloseable {
       }
       call = cb.build();
     } catch (RuntimeException | Error e) {
-      unreserve(sessionId + '\u0000' + req.callId(), mine, e);
+      unreserve(key, mine, e);
       throw e;
     }
     mine.complete(call);
     counters.scheduled.increment();
-    return new Claim(call, v, true);
+    return new Claim(call, v, true, mine);
   }
 
   private static ToolArguments argumentsOf(Validator.Validation v) {
@@ -255,68 +255,57 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /**
-   * Starts the run of a fresh, validated call behind its gate, and links the call's end into the gates of the calls
-   * after it; a call that is not fresh only links (as if read-only: it runs nothing here). {@code authorized}, when
-   * given, completes once the authorizer has decided that the call may run (an open batch's whenAuthorized).
+   * Gives call {@code index} of {@code batch} (appended already) its turn and, when the claim is fresh and
+   * validated, starts its run; a call that is not fresh only takes its place (as if read-only: it runs nothing here).
+   * Calls are admitted in their batch order, by the one thread that adds them. {@code hold}, when given, keeps the
+   * tool from starting until it completes; {@code authorized}, when given, completes once the authorizer has decided
+   * that the call may run (an open batch's whenAuthorized).
    */
-  private void start(Claim c, BatchImpl batch, Gates gates, CompletableFuture<Void> authorized) {
+  private void admit(Claim c, BatchImpl batch, int index, CompletableFuture<Void> hold,
+      CompletableFuture<Void> authorized) {
     boolean readOnly = true;
+    Run run = null;
     if (c.fresh()) {
       Validator.Validation v = c.validation();
-      Run run = new Run(c.call(), v, batch);
+      run = new Run(c.call(), v, batch, c.known());
+      run.hold = hold;
       run.authorized = authorized;
       readOnly = !(v instanceof Validator.Valid ok) || ok.tool().definition().readOnly();
-      run.start(gates.next(readOnly));
     }
-    gates.link(c.call(), readOnly);
+    int turn = batch.attach(index, order, readOnly, run);
+    if (run != null) {
+      run.start(turn);
+    }
+  }
+
+  /** The key of a call id in a session, in the map of known calls. */
+  private record CallKey(String sessionId, String callId) {}
+
+  /**
+   * A call id reserved in the window of known calls: completes with the call once it is built (a second schedule of
+   * the same id waits for that). {@link #ended} is set by the call's terminal hook, so trimming the window reads this
+   * one object rather than the call's state (which would be four objects long out of the cache).
+   */
+  private static final class Known extends CompletableFuture<ToolCall> {
+    volatile boolean ended;
   }
 
   /**
-   * The {@link ExecutionOrder} gates of one batch, built in request order by the one thread that adds its calls:
-   * {@code allEarlier} completes when every call so far has ended, {@code lastWrite} when every call up to the last
-   * call that is not read-only has ended. With {@code hold}, every gate also waits for it.
+   * Reserves {@code key} for {@code mine}, or returns the call already known under it. The window keeps the last
+   * {@code knownCallsCap} calls (default {@value #DEFAULT_KNOWN_CALLS}) plus every call not yet ended; the oldest are
+   * let go once they have ended.
    */
-  private final class Gates {
-    private final CompletableFuture<Void> hold;
-    private CompletableFuture<Void> allEarlier = CompletableFuture.completedFuture(null);
-    private CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
-
-    Gates(CompletableFuture<Void> hold) {
-      this.hold = hold;
-    }
-
-    /** What must end before the next call may start. */
-    CompletableFuture<Void> next(boolean readOnly) {
-      CompletableFuture<Void> gate = switch (order) {
-        case PARALLEL -> CompletableFuture.completedFuture(null);
-        case SEQUENTIAL -> allEarlier;
-        case PARALLEL_READS -> readOnly ? lastWrite : allEarlier;
-      };
-      return hold == null ? gate : CompletableFuture.allOf(gate, hold);
-    }
-
-    /** Links the end of the next call into the gates of the calls after it. */
-    void link(ToolCall call, boolean readOnly) {
-      CompletableFuture<Void> terminal = call.whenTerminal().toCompletableFuture().thenAccept(s -> {});
-      allEarlier = CompletableFuture.allOf(allEarlier, terminal);
-      if (!readOnly) {
-        lastWrite = allEarlier;
-      }
-    }
-  }
-
-  private CompletableFuture<ToolCall> reserve(String key, CompletableFuture<ToolCall> mine) {
+  private Known reserve(CallKey key, Known mine) {
     synchronized (known) {
-      CompletableFuture<ToolCall> existing = known.get(key);
+      Known existing = known.get(key);
       if (existing != null) {
         return existing;
       }
       known.put(key, mine);
-      if (known.size() > KNOWN_CALLS_CAP) {
+      if (known.size() > knownCallsCap) {
         var it = known.values().iterator();
-        while (known.size() > KNOWN_CALLS_CAP && it.hasNext()) {
-          CompletableFuture<ToolCall> f = it.next();
-          if (f.isDone() && f.join().isTerminal()) {
+        while (known.size() > knownCallsCap && it.hasNext()) {
+          if (it.next().ended) {
             it.remove();
           } else {
             break;
@@ -327,7 +316,37 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
-  private void unreserve(String key, CompletableFuture<ToolCall> mine, Throwable cause) {
+  /** The call ids of one batch so far: a linear scan while the batch is small, a hash set beyond. */
+  private static final class SeenIds {
+    private static final int SCAN = 16;
+    private final String[] ids;
+    private final Set<String> set;
+    private int n;
+
+    SeenIds(int size) {
+      this.ids = size > 1 && size <= SCAN ? new String[size] : null;
+      this.set = size <= SCAN ? null : new HashSet<>();
+    }
+
+    /** Adds {@code id}; false if it was seen before. */
+    boolean add(String id) {
+      if (set != null) {
+        return set.add(id);
+      }
+      if (ids == null) {
+        return n++ == 0; // a batch of one
+      }
+      for (int i = 0; i < n; i++) {
+        if (ids[i].equals(id)) {
+          return false;
+        }
+      }
+      ids[n++] = id;
+      return true;
+    }
+  }
+
+  private void unreserve(CallKey key, Known mine, Throwable cause) {
     synchronized (known) {
       known.remove(key, mine);
     }
@@ -371,7 +390,7 @@ public final class ToolScheduler implements AutoCloseable {
   public void close(Duration grace) {
     Objects.requireNonNull(grace, "grace");
     closed = true;
-    List<CompletableFuture<ToolCall>> all;
+    List<Known> all;
     synchronized (known) {
       all = new ArrayList<>(known.values());
     }
@@ -442,51 +461,180 @@ public final class ToolScheduler implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------------------------
 
   /**
-   * One batch: its calls in request order, and the future of their results. Calls are added by one thread (the
-   * scheduling or streaming one) while other threads may cancel them, so the list is guarded by this; after
-   * {@link #seal()} it no longer changes.
+   * One batch: its calls in request order, their turns, and the future of their results.
+   *
+   * <p>Turns. Every gate of {@link ExecutionOrder} is a prefix condition: a call may start once calls
+   * {@code 0..turn-1} of its batch have ended (SEQUENTIAL: all earlier calls; PARALLEL_READS: all earlier calls for
+   * a write, everything up to the last write before it for a read; PARALLEL: none). So the batch keeps the length of
+   * its ended prefix and the runs waiting for a longer one; each call's terminal hook records its end, advances the
+   * prefix and starts the runs whose turn came, outside the lock. The results complete, once, when the batch is
+   * sealed and every call added to it has ended; they are the terminal snapshots handed to those hooks, which run
+   * after each terminal event was published.
    */
   private final class BatchImpl implements Batch {
-    private final List<ToolCall> calls; // guarded by this until sealed
-    private String cancelled; // guarded by this: set by cancelAll; calls added later are cancelled at once
-    private CompletableFuture<List<CallResult>> done;
+    private final CompletableFuture<List<CallResult>> done = new CompletableFuture<>();
+    private ToolCall[] calls; // guarded by this; appended by the scheduling thread
+    private ToolCallSnapshot[] ends; // guarded by this; a call's terminal snapshot once its hook ran
+    private int added; // guarded by this; written only by the scheduling thread, which may read it unlocked
+    private int writeEnd; // index + 1 of the last write added; scheduling thread only
+    private int prefix; // guarded by this: calls 0..prefix-1 have ended
+    private int open; // guarded by this: calls added and not ended
+    private boolean sealed; // guarded by this
+    private ArrayList<Run> waiting; // guarded by this: runs whose turn has not come
+    private List<ToolCall> sealedCalls; // guarded by this; made on the first calls() after seal
+    private String cancelled; // guarded by this: set by cancelAll; calls appended later are cancelled at once
 
     BatchImpl(int size) {
-      this.calls = new ArrayList<>(size);
+      this.calls = new ToolCall[Math.max(1, size)];
+      this.ends = new ToolCallSnapshot[calls.length];
     }
 
-    void add(ToolCall call) {
+    /**
+     * Appends {@code call} and returns its index; it counts as open until its end is reported. A call appended after
+     * {@link #cancelAll} is cancelled at once. Adding thread only.
+     */
+    int append(ToolCall call) {
+      int index;
       String reason;
       synchronized (this) {
-        calls.add(call);
+        index = added;
+        if (index == calls.length) {
+          calls = Arrays.copyOf(calls, index * 2);
+          ends = Arrays.copyOf(ends, index * 2);
+        }
+        calls[index] = call;
+        added = index + 1;
+        open++;
         reason = cancelled;
       }
       if (reason != null) {
         call.cancel(reason);
       }
+      return index;
     }
 
-    synchronized List<ToolCall> copy() {
-      return List.copyOf(calls);
-    }
-
-    void seal() {
-      List<CompletableFuture<ToolCallSnapshot>> ends = new ArrayList<>(calls.size());
-      for (ToolCall c : copy()) {
-        ends.add(c.whenTerminal().toCompletableFuture());
+    /**
+     * Gives call {@code index} its turn (the ended prefix it must wait for; a write moves the turn of later reads)
+     * and arranges for its end to be reported: by {@code run}'s terminal hook, or, for a call this batch does not
+     * run, by a hook of the batch. Calls are attached in index order, by the adding thread only.
+     */
+    int attach(int index, ExecutionOrder order, boolean readOnly, Run run) {
+      int turn = switch (order) {
+        case PARALLEL -> 0;
+        case SEQUENTIAL -> index;
+        case PARALLEL_READS -> readOnly ? writeEnd : index;
+      };
+      if (!readOnly) {
+        writeEnd = index + 1;
       }
-      done = CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-        List<CallResult> out = new ArrayList<>(ends.size());
-        for (CompletableFuture<ToolCallSnapshot> e : ends) {
-          out.add(new CallResult(e.join()));
+      if (run != null) {
+        run.index = index;
+      } else {
+        ToolCall call;
+        synchronized (this) {
+          call = calls[index];
         }
-        return Collections.unmodifiableList(out);
-      });
+        call.whenTerminal().thenAccept(s -> ended(index, s));
+      }
+      return turn;
+    }
+
+    /** No more calls; completes the results now if every call has already ended. */
+    void seal() {
+      boolean complete;
+      synchronized (this) {
+        sealed = true;
+        complete = open == 0;
+      }
+      if (complete) {
+        complete();
+      }
+    }
+
+    /**
+     * Whether {@code run}'s turn has come; if not, it is queued and {@link Run#onTurn()} is called when it comes.
+     */
+    boolean awaitTurn(Run run, int turn) {
+      synchronized (this) {
+        if (prefix >= turn) {
+          return true;
+        }
+        if (waiting == null) {
+          waiting = new ArrayList<>();
+        }
+        run.turn = turn;
+        waiting.add(run);
+        return false;
+      }
+    }
+
+    /** Call {@code index} ended with {@code s} (its terminal event published): its turn passes on. */
+    void ended(int index, ToolCallSnapshot s) {
+      Run[] ready = null;
+      boolean complete;
+      synchronized (this) {
+        ends[index] = s;
+        open--;
+        int p = prefix;
+        while (p < added && ends[p] != null) {
+          p++;
+        }
+        if (p != prefix) {
+          prefix = p;
+          ready = takeReady(p);
+        }
+        complete = sealed && open == 0;
+      }
+      if (ready != null) {
+        for (Run r : ready) {
+          r.onTurn();
+        }
+      }
+      if (complete) {
+        complete();
+      }
+    }
+
+    /** Removes and returns the waiting runs whose turn is at most {@code p}, in the order they began waiting. */
+    private Run[] takeReady(int p) {
+      if (waiting == null || waiting.isEmpty()) {
+        return null;
+      }
+      ArrayList<Run> ready = null;
+      for (var it = waiting.iterator(); it.hasNext(); ) {
+        Run r = it.next();
+        if (r.turn <= p) {
+          it.remove();
+          if (ready == null) {
+            ready = new ArrayList<>();
+          }
+          ready.add(r);
+        }
+      }
+      return ready == null ? null : ready.toArray(new Run[0]);
+    }
+
+    private void complete() {
+      CallResult[] out;
+      synchronized (this) {
+        out = new CallResult[added];
+        for (int i = 0; i < added; i++) {
+          out[i] = new CallResult(ends[i]);
+        }
+      }
+      done.complete(new ArrayView<>(out));
     }
 
     @Override
-    public List<ToolCall> calls() {
-      return Collections.unmodifiableList(calls);
+    public synchronized List<ToolCall> calls() {
+      List<ToolCall> l = sealedCalls;
+      if (l == null) {
+        l = new ArrayView<>(Arrays.copyOf(calls, added));
+        if (sealed) {
+          sealedCalls = l;
+        }
+      }
+      return l;
     }
 
     @Override
@@ -495,19 +643,24 @@ public final class ToolScheduler implements AutoCloseable {
     }
 
     @Override
+    public List<CallResult> join() {
+      return done.join();
+    }
+
+    @Override
     public int cancelAll(String reason) {
       Objects.requireNonNull(reason, "reason");
-      List<ToolCall> now;
+      List<ToolCall> cs;
       synchronized (this) {
         if (cancelled == null) {
           cancelled = reason;
         }
-        now = List.copyOf(calls);
+        cs = calls();
       }
       int n = 0;
-      // last first: cancelling an earlier call opens later calls' gates, so they must already be cancelled
-      for (int i = now.size() - 1; i >= 0; i--) {
-        if (now.get(i).cancel(reason).won()) {
+      // last first: cancelling an earlier call opens later calls' turns, so they must already be cancelled
+      for (int i = cs.size() - 1; i >= 0; i--) {
+        if (cs.get(i).cancel(reason).won()) {
           n++;
         }
       }
@@ -516,14 +669,14 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /**
-   * {@link OpenBatch}. The stream's methods run on one thread at a time (see the interface), so the entries, the
-   * gates and the admission cursor are touched by that thread only; the calls list lives in the {@link BatchImpl}
+   * {@link OpenBatch}. The stream's methods run on one thread at a time (see the interface), so the entries and the
+   * admission cursor are touched by that thread only; the calls list lives in the {@link BatchImpl}
    * (guarded there), so {@link #cancelAll} may come from any thread.
    */
   private final class OpenBatchImpl implements OpenBatch {
     private final String sessionId;
     private final BatchImpl batch = new BatchImpl(4);
-    private final Gates gates;
+    private final CompletableFuture<Void> hold;
     private final Set<String> seen = new HashSet<>();
     private final List<Entry> entries = new ArrayList<>(); // the stream's thread
     private final Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>(); // the stream's thread
@@ -533,22 +686,27 @@ public final class ToolScheduler implements AutoCloseable {
 
     OpenBatchImpl(String sessionId, CompletableFuture<Void> hold) {
       this.sessionId = sessionId;
-      this.gates = new Gates(hold);
+      this.hold = hold;
     }
 
     /** One announced call and its raw arguments so far. */
     private final class Entry {
       final Claim claim;
+      final int index; // the call's place in the batch
       final StringBuilder raw = new StringBuilder();
       final CompletableFuture<Void> authorized = new CompletableFuture<>();
       int fragments;
       int published;
       boolean complete;
 
-      Entry(Claim claim) {
+      Entry(Claim claim, int index) {
         this.claim = claim;
+        this.index = index;
         if (claim.fresh()) {
-          claim.call().whenTerminal().thenRun(() -> authorized.complete(null));
+          claim.call().whenTerminal().thenRun(() -> {
+            claim.known().ended = true; // also when it ends before a run exists (cancelled while streaming)
+            authorized.complete(null);
+          });
         } else {
           authorized.complete(null);
         }
@@ -568,11 +726,10 @@ public final class ToolScheduler implements AutoCloseable {
     public ToolCall announce(String callId, String toolName) {
       CallRequest req = CallRequest.of(callId, toolName, "");
       checkOpen();
-      Claim c = claim(sessionId, req, seen, false);
-      Entry e = new Entry(c);
+      Claim c = claim(sessionId, req, !seen.add(callId), false);
+      Entry e = new Entry(c, batch.append(c.call()));
       entries.add(e);
       byCall.put(c.call(), e);
-      batch.add(c.call());
       if (closed && c.fresh()) {
         c.call().cancel("the runtime was closed");
       }
@@ -647,7 +804,7 @@ public final class ToolScheduler implements AutoCloseable {
 
     @Override
     public List<ToolCall> calls() {
-      return batch.copy();
+      return batch.calls();
     }
 
     @Override
@@ -688,7 +845,7 @@ public final class ToolScheduler implements AutoCloseable {
         Entry e = entries.get(admitted++);
         ToolCall call = e.call();
         if (!e.claim.fresh() || call.isTerminal()) {
-          start(new Claim(call, null, false), batch, gates, null);
+          admit(new Claim(call, null, false, null), batch, e.index, null, null);
           continue;
         }
         Validator.Validation v = validator.validate(call.toolName(), e.raw.toString());
@@ -696,29 +853,78 @@ public final class ToolScheduler implements AutoCloseable {
         if (!call.snapshot().arguments().equals(args)) {
           call.modifyArguments(ToolCallState.PENDING, args, FINAL);
         }
-        start(new Claim(call, v, true), batch, gates, e.authorized);
+        admit(new Claim(call, v, true, e.claim.known()), batch, e.index, hold, e.authorized);
       }
     }
   }
 
   /** The pipeline of one call. */
-  private final class Run {
+  /** An unmodifiable list over an array that nobody writes any more. */
+  private static final class ArrayView<T> extends AbstractList<T> implements RandomAccess {
+    private final T[] items;
+
+    ArrayView(T[] items) {
+      this.items = items;
+    }
+
+    @Override
+    public T get(int index) {
+      return items[index];
+    }
+
+    @Override
+    public int size() {
+      return items.length;
+    }
+  }
+
+  /**
+   * The pipeline of one call: authorization, its turn in the batch, a permit, then attempts on the executor. Each
+   * step continues on the thread that completed the previous one (synchronously when it already had), with no
+   * future chained per step; {@link #run()} is the task that begins the call on the executor.
+   */
+  private final class Run implements Runnable, Permits.Waiter {
+    private static final int NO_PERMIT = 0;
+    private static final int HOLDS_PERMIT = 1;
+    private static final int ENDED = 2;
+    private static final VarHandle PERMIT;
+
+    static {
+      try {
+        PERMIT = MethodHandles.lookup().findVarHandle(Run.class, "permit", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final ToolCall call;
     private final Validator.Validation validation;
     private final BatchImpl batch;
-    private final OutputBuffer output;
-    private volatile Attempt current;
+    private final Known known;
+    private final Tool tool; // null for an invalid call
+    int turn; // guarded by the batch: the turn this run waits for, while it waits
+    int index; // the call's place in its batch; set before start
+    /** Set before start by an open batch held until its runtime lets the tools go: no tool starts before it. */
+    CompletableFuture<Void> hold;
     /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
     CompletableFuture<Void> authorized;
+    /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
+    @SuppressWarnings("unused")
+    private volatile int permit;
+    private volatile OutputBuffer output; // created on the first write
+    private volatile Attempt current;
 
-    Run(ToolCall call, Validator.Validation validation, BatchImpl batch) {
+    Run(ToolCall call, Validator.Validation validation, BatchImpl batch, Known known) {
       this.call = call;
       this.validation = validation;
       this.batch = batch;
-      this.output = new OutputBuffer(call, maxOutputChars, this::armFlush, counters);
+      this.known = known;
+      this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
     }
 
-    void start(CompletableFuture<Void> gate) {
+    /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
+    void start(int turn) {
+      call.whenTerminal().thenAccept(this::onTerminal);
       if (closed) {
         call.cancel("the runtime was closed");
         return;
@@ -728,8 +934,6 @@ public final class ToolScheduler implements AutoCloseable {
         call.fail(bad.kind(), bad.message());
         return;
       }
-      Tool tool = ((Validator.Valid) validation).tool();
-      call.whenTerminal().thenAccept(this::onTerminal);
       CompletionStage<ToolCallSnapshot> decided;
       try {
         decided = Objects.requireNonNull(authorizer.authorize(call, tool.definition()), "authorizer returned null");
@@ -738,43 +942,111 @@ public final class ToolScheduler implements AutoCloseable {
         call.cancel("the permission check failed: " + defaultErrorText(e));
         return;
       }
-      if (authorized != null) { // an open batch's whenAuthorized; a terminal decision counts once its event is out
-        CompletableFuture<Void> a = authorized;
-        decided.thenAccept(s -> {
-          if (!s.isTerminal()) {
-            a.complete(null);
-          }
-        });
+      CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
+      if (f.isDone() && !f.isCompletedExceptionally()) {
+        onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
+      } else {
+        f.whenComplete((s, t) -> onDecided(s, t, turn));
       }
-      decided.toCompletableFuture()
-          .thenCompose(s -> s.isTerminal() ? CompletableFuture.completedFuture(null) : gate.thenApply(x -> s))
-          .thenCompose(s -> {
-            if (s == null || call.isTerminal()) {
-              return CompletableFuture.completedFuture(false);
-            }
-            return permits.acquire().thenApply(x -> {
-              call.whenTerminal().thenRun(permits::release);
-              return true;
-            });
-          })
-          .thenAcceptAsync(held -> {
-            if (held) {
-              begin(tool);
-            }
-          }, executor)
-          .whenComplete((x, t) -> {
-            if (t != null) {
-              Throwable cause = unwrap(t);
-              if (cause instanceof RejectedExecutionException) {
-                counters.rejections.increment();
-                failOrCancel(FailureKind.EXECUTOR_REJECTED,
-                    "The tool could not be started: the runtime is overloaded or shutting down.");
-              } else if (!call.isTerminal()) {
-                log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
-                failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
-              }
-            }
-          });
+    }
+
+    /** The authorizer's answer: wait for the turn unless the call ended (denied or cancelled). */
+    private void onDecided(ToolCallSnapshot s, Throwable t, int turn) {
+      if (t != null || s == null) {
+        failed(t != null ? t : new NullPointerException("the authorizer completed with null"));
+        return;
+      }
+      if (s.isTerminal()) {
+        return; // an open batch's whenAuthorized counts a terminal decision once its event is out (its entry's hook)
+      }
+      if (authorized != null) {
+        authorized.complete(null);
+      }
+      CompletableFuture<Void> h = hold;
+      if (h != null && !h.isDone()) {
+        h.thenRun(() -> awaitTurn(turn));
+      } else {
+        awaitTurn(turn);
+      }
+    }
+
+    private void awaitTurn(int turn) {
+      if (batch.awaitTurn(this, turn)) {
+        onTurn();
+      }
+    }
+
+    /** The calls before this one have ended as its order requires: take a permit. */
+    void onTurn() {
+      if (call.isTerminal()) {
+        return;
+      }
+      if (permits.acquire(this)) {
+        granted();
+      }
+    }
+
+    /** A permit is held: keep it until the call ends, and begin on the executor. */
+    @Override
+    public void granted() {
+      if (!PERMIT.compareAndSet(this, NO_PERMIT, HOLDS_PERMIT)) {
+        permits.release(); // the call ended before the permit came: the terminal hook has run already
+        return;
+      }
+      if (call.isTerminal()) {
+        return; // the terminal hook releases the permit
+      }
+      try {
+        executor.execute(this);
+      } catch (Throwable e) { // as a stage of a future would: a rejection fails the call, anything else too
+        failed(e);
+      }
+    }
+
+    /** Begins the call on the executor. */
+    @Override
+    public void run() {
+      try {
+        begin(tool);
+      } catch (Throwable t) {
+        failed(t);
+      }
+    }
+
+    /** A step failed with {@code t}: a rejected start fails the call; anything else is an internal error. */
+    private void failed(Throwable t) {
+      Throwable cause = unwrap(t);
+      if (cause instanceof RejectedExecutionException) {
+        counters.rejections.increment();
+        failOrCancel(FailureKind.EXECUTOR_REJECTED,
+            "The tool could not be started: the runtime is overloaded or shutting down.");
+      } else if (!call.isTerminal()) {
+        log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
+        failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
+      }
+    }
+
+    /** The live output of the call, created on the first write. */
+    OutputBuffer output() {
+      OutputBuffer o = output;
+      if (o == null) {
+        synchronized (this) {
+          o = output;
+          if (o == null) {
+            o = new OutputBuffer(call, maxOutputChars, this::armFlush, counters);
+            output = o;
+          }
+        }
+      }
+      return o;
+    }
+
+    /** Publishes pending output now (before the call's result is installed). */
+    private void flushOutput() {
+      OutputBuffer o = output;
+      if (o != null) {
+        o.flushNow();
+      }
     }
 
     /** Ends the call whatever state it is in: FAILED when it can (through RUNNING), otherwise CANCELLED. */
@@ -888,7 +1160,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       if (t == null) {
         if (result == null) {
-          output.flushNow();
+          flushOutput();
           call.fail(FailureKind.NULL_RESULT, "The tool returned no result.");
           return;
         }
@@ -898,12 +1170,12 @@ public final class ToolScheduler implements AutoCloseable {
             out = Objects.requireNonNull(i.after(call.snapshot(), out), "interceptor returned null");
           } catch (RuntimeException e) {
             log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(), call.toolName(), e);
-            output.flushNow();
+            flushOutput();
             call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed.");
             return;
           }
         }
-        output.flushNow();
+        flushOutput();
         if (!call.complete(out.content()).won()) {
           counters.discarded.increment();
         }
@@ -911,7 +1183,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       RetryPolicy policy = a.tool.definition().retryPolicy();
       if (t instanceof TransientToolException && a.number < policy.maxAttempts()) {
-        output.flushNow();
+        flushOutput();
         int next = a.number + 1;
         Duration delay = policy.delay(next, random.getAsDouble());
         if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
@@ -922,7 +1194,7 @@ public final class ToolScheduler implements AutoCloseable {
         }
         return;
       }
-      output.flushNow();
+      flushOutput();
       if (t instanceof ToolException) {
         String msg = messageOf(t);
         if (t instanceof TransientToolException && a.number > 1) {
@@ -955,22 +1227,36 @@ public final class ToolScheduler implements AutoCloseable {
       }
     }
 
+    /**
+     * The call's one terminal hook (it runs after the terminal event was published): stop the tool, free the permit,
+     * apply the failure policy, then report the end to the batch, last, so that whoever awaits the batch finds the
+     * permit already free.
+     */
     private void onTerminal(ToolCallSnapshot s) {
-      Attempt a = current;
-      if (a != null) {
-        a.interruptIfInBody();
-      }
-      if (failurePolicy == FailurePolicy.CANCEL_SIBLINGS && s.outcome() instanceof Outcome.Failed) {
-        batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
+      known.ended = true;
+      try {
+        Attempt a = current;
+        if (a != null) {
+          a.interruptIfInBody();
+        }
+        if ((int) PERMIT.getAndSet(this, ENDED) == HOLDS_PERMIT) {
+          permits.release(); // may start a waiting call inline
+        }
+        if (tool != null && failurePolicy == FailurePolicy.CANCEL_SIBLINGS
+            && s.outcome() instanceof Outcome.Failed) {
+          batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
+        }
+      } finally {
+        batch.ended(index, s);
       }
     }
 
     private void armFlush() {
       timer.schedule(() -> {
         try {
-          executor.execute(output::flushNow);
+          executor.execute(this::flushOutput);
         } catch (RejectedExecutionException e) {
-          output.flushNow();
+          flushOutput();
         }
       }, outputFlushNanos);
     }
@@ -1014,22 +1300,21 @@ public final class ToolScheduler implements AutoCloseable {
       synchronized (this) {
         bodyThread = Thread.currentThread();
       }
-      CompletionStage<ToolResult> stage;
+      CompletionStage<ToolResult> stage = null; // an asynchronous tool's
+      ToolResult result = null; // a blocking tool's
+      Throwable error = null;
       VirtualMachineError fatal = null;
       try {
         if (tool instanceof Tool.BlockingTool b) {
-          stage = CompletableFuture.completedFuture(b.body().run(this));
+          result = b.body().run(this);
         } else {
-          stage = tool.execute(this);
-          if (stage == null) {
-            stage = CompletableFuture.completedFuture(null);
-          }
+          stage = tool.execute(this); // null is a null result
         }
       } catch (VirtualMachineError e) {
         fatal = e;
-        stage = CompletableFuture.failedFuture(e);
+        error = e;
       } catch (Throwable e) {
-        stage = CompletableFuture.failedFuture(e);
+        error = e;
       } finally {
         synchronized (this) {
           bodyThread = null;
@@ -1039,7 +1324,11 @@ public final class ToolScheduler implements AutoCloseable {
         }
         Thread.interrupted(); // an interrupt meant for the tool must not leak into the executor's next task
       }
-      stage.whenComplete((r, t) -> run.onAttemptDone(this, r, t));
+      if (stage != null) {
+        stage.whenComplete((r, t) -> run.onAttemptDone(this, r, t));
+      } else {
+        run.onAttemptDone(this, result, error);
+      }
       if (fatal != null) {
         throw fatal;
       }
@@ -1097,7 +1386,7 @@ public final class ToolScheduler implements AutoCloseable {
     @Override
     public void output(String chunk) {
       if (!finished.get()) {
-        run.output.write(chunk);
+        run.output().write(chunk);
       }
     }
   }
@@ -1122,8 +1411,18 @@ public final class ToolScheduler implements AutoCloseable {
     private DelayScheduler timer;
     private int maxOutputChars = 1 << 20;
     private Duration outputFlushInterval = Duration.ofMillis(20);
+    private int knownCalls = DEFAULT_KNOWN_CALLS;
 
     private Builder() {}
+
+    /** How many ended calls the window of known call ids keeps (default 4,096); for tests of the guard. */
+    Builder knownCallsWindow(int calls) {
+      if (calls < 1) {
+        throw new IllegalArgumentException("knownCallsWindow must be >= 1, was " + calls);
+      }
+      this.knownCalls = calls;
+      return this;
+    }
 
     Builder validator(Validator validator) {
       this.validator = Objects.requireNonNull(validator, "validator");

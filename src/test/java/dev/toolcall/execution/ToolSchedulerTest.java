@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
+import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventBus;
@@ -294,6 +295,58 @@ class ToolSchedulerTest {
     assertThat(t.entries).hasValue(1);
     // the original's events were never mixed with the duplicate's
     assertThat(rec.eventsOf("1")).extracting(e -> e.version()).containsExactly(0L, 1L, 2L);
+  }
+
+  /**
+   * The window of known call ids lets go of ended calls only: a call still running stays known however many calls
+   * come after it, so scheduling its id again returns it and runs nothing twice; a recent ended call is known too.
+   */
+  @Test
+  void aCallNotYetEndedStaysKnownAfterManyLaterCalls() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Counting block = blocking("block", entered, release);
+    Counting quick = echo("quick", true);
+    ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(Authorizer.ALLOW_ALL)
+        .executionOrder(ExecutionOrder.PARALLEL), block.tool, quick.tool);
+    Batch first = s.schedule("s", List.of(CallRequest.of("keep", "block", "{}")));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    for (int b = 0; b < 60; b++) {
+      List<CallRequest> reqs = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        reqs.add(CallRequest.of("q" + b + "-" + i, "quick", "{}"));
+      }
+      await(s.schedule("s", reqs));
+    }
+    Batch again = s.schedule("s", List.of(CallRequest.of("keep", "block", "{}"), CallRequest.of("q59-99", "quick",
+        "{}")));
+    assertThat(again.calls().get(0)).isSameAs(first.calls().get(0));
+    assertThat(again.calls().get(1).state()).isEqualTo(ToolCallState.COMPLETED);
+    release.countDown();
+    assertThat(await(again)).extracting(r -> r.snapshot().state()).containsOnly(ToolCallState.COMPLETED);
+    assertThat(block.entries).hasValue(1);
+    assertThat(quick.entries).hasValue(6000);
+  }
+
+  /** The window keeps the last N ended calls: an id repeated within it returns the call, one older runs anew. */
+  @Test
+  void anEndedCallOlderThanTheWindowIsScheduledAnew() throws Exception {
+    Counting t = echo("t", true);
+    ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(Authorizer.ALLOW_ALL).executor(Runnable::run)
+        .knownCallsWindow(2), t.tool);
+    List<ToolCall> first = new ArrayList<>();
+    for (String id : List.of("a", "b", "c")) {
+      Batch b = s.schedule("s", List.of(CallRequest.of(id, "t", "{}")));
+      assertThat(await(b).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+      first.add(b.calls().get(0));
+    }
+    Batch recent = s.schedule("s", List.of(CallRequest.of("c", "t", "{}")));
+    assertThat(recent.calls().get(0)).isSameAs(first.get(2));
+    assertThat(t.entries).hasValue(3);
+    Batch old = s.schedule("s", List.of(CallRequest.of("a", "t", "{}")));
+    assertThat(old.calls().get(0)).isNotSameAs(first.get(0));
+    assertThat(await(old).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(t.entries).hasValue(4);
   }
 
   @Test
