@@ -148,9 +148,9 @@ final class DemoTools {
    * call ({@link CallRequest#nestedIn}), so a UI shows them under it. Its model's text goes to this call's live
    * output; its answer is this call's result. Cancelling this call cancels its nested calls.
    *
-   * <p>It drives the scheduler itself rather than running an {@link dev.toolcall.conversation.Agent}: an agent
-   * schedules its calls as top-level calls of its conversation, with no way to name a parent call, so they would
-   * not show as nested.
+   * <p>It drives the scheduler itself rather than running an {@link dev.toolcall.conversation.Agent} (which nests its
+   * calls the same way with {@code Agent.Builder.parentCallId}), so that the screen shows one conversation: a
+   * sub-agent's own conversation states would share the bus and the status line.
    */
   private Tool subAgent() {
     return Tool.of(ToolDefinition.builder("sub_agent").description("Delegates a task to a sub-agent")

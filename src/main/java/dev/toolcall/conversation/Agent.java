@@ -124,6 +124,7 @@ public final class Agent {
   private final TurnLimits limits;
   private final Conversation conversation;
   private final DoubleSupplier random;
+  private final String parentCallId; // null: the agent's calls are top-level calls
   private final Consumer<? super ModelDelta> deltaListener;
   private final ResultDeduplicator deduplicator = new ResultDeduplicator();
 
@@ -136,6 +137,7 @@ public final class Agent {
     this.runtime = b.runtime;
     this.limits = b.limits;
     this.random = b.random;
+    this.parentCallId = b.parentCallId;
     this.deltaListener = b.deltaListener;
     this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
         .eventBus(runtime.events()).build();
@@ -208,7 +210,8 @@ public final class Agent {
     }
     complete(superseded);
     guarded(t, () -> {
-      Batch batch = runtime.schedule(conversation.id(), List.of(command));
+      Batch batch = runtime.schedule(conversation.id(),
+          List.of(parentCallId == null || command.parentCallId() != null ? command : command.nestedIn(parentCallId)));
       if (!attach(t, batch)) {
         return;
       }
@@ -325,7 +328,8 @@ public final class Agent {
           t.stream = st;
         }
       }
-      ToolCall call = st.batch.announce(s.callId(), s.toolName());
+      ToolCall call = parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
+          : st.batch.announce(s.callId(), s.toolName(), parentCallId);
       Announced a = new Announced(s.callId(), s.toolName(), call);
       st.announced.add(a);
       st.open.put(a.id, a);
@@ -886,6 +890,7 @@ public final class Agent {
     private Ticker ticker = Ticker.system();
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private Consumer<? super ModelDelta> deltaListener;
+    private String parentCallId;
 
     private Builder(ModelClient model, ToolCallRuntime runtime) {
       this.model = Objects.requireNonNull(model, "model");
@@ -930,6 +935,22 @@ public final class Agent {
      */
     public Builder onDelta(Consumer<? super ModelDelta> listener) {
       this.deltaListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Nests every tool call of this agent in the tool call {@code parentCallId}: for a sub-agent that runs inside a
+     * tool (its calls' identities name the parent, so a UI shows them under it). Cancelling the parent call does not
+     * reach the sub-agent by itself: the tool should {@link Agent#abort()} the sub-agent when its invocation is cancelled.
+     *
+     * @throws IllegalArgumentException if {@code parentCallId} is blank
+     */
+    public Builder parentCallId(String parentCallId) {
+      Objects.requireNonNull(parentCallId, "parentCallId");
+      if (parentCallId.isBlank()) {
+        throw new IllegalArgumentException("parentCallId must not be blank: give the id of the call the agent runs in");
+      }
+      this.parentCallId = parentCallId;
       return this;
     }
 

@@ -69,6 +69,16 @@ public interface OpenBatch {
   ToolCall announce(String callId, String toolName);
 
   /**
+   * Like {@link #announce(String, String)}, for a call nested in {@code parentCallId} (the calls of a sub-agent that
+   * runs inside a tool call): its identity names the parent, so a UI shows it under that call.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if an argument is blank
+   * @throws IllegalStateException if the batch is sealed
+   */
+  ToolCall announce(String callId, String toolName, String parentCallId);
+
+  /**
    * Appends {@code fragment} to the raw argument text of {@code call}. Does nothing for a call this batch does not
    * run (a duplicate, a call of an earlier batch), one whose arguments are complete, or one that has ended.
    *

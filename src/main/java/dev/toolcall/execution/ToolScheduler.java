@@ -724,7 +724,16 @@ public final class ToolScheduler implements AutoCloseable {
 
     @Override
     public ToolCall announce(String callId, String toolName) {
-      CallRequest req = CallRequest.of(callId, toolName, "");
+      return announce(CallRequest.of(callId, toolName, ""));
+    }
+
+    @Override
+    public ToolCall announce(String callId, String toolName, String parentCallId) {
+      return announce(CallRequest.of(callId, toolName, "").nestedIn(parentCallId));
+    }
+
+    private ToolCall announce(CallRequest req) {
+      String callId = req.callId();
       checkOpen();
       Claim c = claim(sessionId, req, !seen.add(callId), false);
       Entry e = new Entry(c, batch.append(c.call()));

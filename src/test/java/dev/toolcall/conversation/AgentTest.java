@@ -136,6 +136,30 @@ class AgentTest {
     assertThat(agent.conversation().snapshot().roundTrips()).isEqualTo(2);
   }
 
+  /** A sub-agent built with a parent call id nests every call it schedules, streamed or from a user command. */
+  @Test
+  void aSubAgentNestsItsCallsInItsParentCall() throws Exception {
+    ScriptedModel model = new ScriptedModel()
+        .thenCalls(call("s1", "echo", "{\"x\":\"a\"}"), call("s2", "echo", "{\"x\":\"b\"}"))
+        .thenText("found it");
+    Agent sub = Agent.builder(model, runtime(ApprovalMode.ALLOW_ALL)).conversationId("sub-1")
+        .parentCallId("task_7").build();
+
+    TurnResult r = await(sub.send("look"));
+    TurnResult cmd = await(sub.runCommand(CallRequest.of("u1", "echo", "{\"x\":\"c\"}")));
+
+    assertThat(r.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
+    assertThat(r.calls()).extracting(c -> c.snapshot().identity().parentCallId()).containsExactly("task_7", "task_7");
+    assertThat(cmd.calls()).extracting(c -> c.snapshot().identity().parentCallId()).containsExactly("task_7");
+    assertThat(r.calls()).allMatch(c -> c.snapshot().state() == ToolCallState.COMPLETED);
+    Agent top = agent(new ScriptedModel().thenCalls(call("t1", "echo", "{\"x\":\"d\"}")).thenText("ok"),
+        TurnLimits.defaults());
+    assertThat(await(top.send("hi")).calls()).extracting(c -> c.snapshot().identity().parentCallId())
+        .as("without a parent the calls are top-level").containsExactly((String) null);
+    assertThatThrownBy(() -> Agent.builder(model, runtime(ApprovalMode.ALLOW_ALL)).parentCallId(" "))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("parentCallId");
+  }
+
   @Test
   void aTransientModelErrorIsRetriedThenSucceeds() throws Exception {
     ScriptedModel model = new ScriptedModel().thenFail(ModelException.Kind.NETWORK).thenText("ok");
