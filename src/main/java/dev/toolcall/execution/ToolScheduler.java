@@ -60,8 +60,10 @@ import org.slf4j.LoggerFactory;
  *       without the tool being entered.</li>
  *   <li>The {@link Authorizer} decides: no permission needed, approved (possibly with edited arguments, which are
  *       validated again), or denied/cancelled (terminal).</li>
- *   <li>The call waits its turn ({@link ExecutionOrder}) and a concurrency permit, then moves to RUNNING.
- *       Interceptors may block it or replace its arguments.</li>
+ *   <li>The call waits its turn ({@link ExecutionOrder}) and a concurrency permit, then moves to RUNNING on the
+ *       executor. Calls that are ready while {@link #schedule} is still creating their batch are handed to the
+ *       executor together once every call of the batch has been created. Interceptors may block a call or replace
+ *       its arguments.</li>
  *   <li>Each attempt runs on the executor, with the tool's timeout. A {@link TransientToolException} is retried
  *       per the tool's {@link RetryPolicy} with backoff and jitter: the call stays RUNNING, each retry is an event,
  *       attempts never overlap, and a cancel during the backoff ends it at once. A timeout or an interrupt is never
@@ -416,6 +418,8 @@ public final class ToolScheduler implements AutoCloseable {
     private boolean sealed; // guarded by this
     private ArrayList<Run> waiting; // guarded by this: runs whose turn has not come
     private List<ToolCall> sealedCalls; // guarded by this; made on the first calls() after seal
+    private Thread scheduling = Thread.currentThread(); // the thread adding calls; null once sealed
+    private ArrayList<Run> deferred; // scheduling thread only: runs ready to begin before the batch was sealed
 
     BatchImpl(int size) {
       this.calls = new ToolCall[Math.max(1, size)];
@@ -457,16 +461,43 @@ public final class ToolScheduler implements AutoCloseable {
       }
     }
 
-    /** No more calls; completes the results now if every call has already ended. */
+    /**
+     * No more calls: hands the runs that became ready meanwhile to the executor, and completes the results now if
+     * every call has already ended.
+     */
     void seal() {
+      ArrayList<Run> ready = deferred;
+      deferred = null;
+      scheduling = null;
       boolean complete;
       synchronized (this) {
         sealed = true;
         complete = open == 0;
       }
+      if (ready != null) {
+        for (Run r : ready) {
+          r.submit();
+        }
+      }
       if (complete) {
         complete();
       }
+    }
+
+    /**
+     * Keeps {@code run} to be handed to the executor at {@link #seal()}, if it became ready on the scheduling thread
+     * while the batch is still being built: the executor then gets the batch's ready calls together (a pool thread
+     * woken once finds them all) instead of one by one between the creation of the next ones.
+     */
+    boolean deferStart(Run run) {
+      if (scheduling != Thread.currentThread()) {
+        return false;
+      }
+      if (deferred == null) {
+        deferred = new ArrayList<>();
+      }
+      deferred.add(run);
+      return true;
     }
 
     /**
@@ -701,6 +732,13 @@ public final class ToolScheduler implements AutoCloseable {
       if (call.isTerminal()) {
         return; // the terminal hook releases the permit
       }
+      if (!batch.deferStart(this)) {
+        submit();
+      }
+    }
+
+    /** Hands the run to the executor, which begins the call. */
+    void submit() {
       try {
         executor.execute(this);
       } catch (Throwable e) { // as a stage of a future would: a rejection fails the call, anything else too
