@@ -37,8 +37,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * throughput of a batch of read-only calls.
  *
  * <pre>
- * mvn -P jmh package &amp;&amp; java -jar target/benchmarks.jar SchedulerBenchmark -prof gc
+ * mvn -P jmh package &amp;&amp; java -jar target/benchmarks.jar SchedulerBenchmark -prof gc \
+ *     -prof dev.toolcall.execution.CpuTimeProfiler
  * </pre>
+ *
+ * Scheduler overhead per call = {@code scheduledCall - directCall} (of which {@code toolCallOnly} is the call's own
+ * lifecycle), and {@code (scheduledBatchOf16 - directBatchOf16) / 16} per call in a batch.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -125,6 +129,25 @@ public class SchedulerBenchmark {
       }
     });
     return f.get();
+  }
+
+  /** 16 runs of the tool on the executor, awaited together: the floor of {@link #scheduledBatchOf16}. */
+  @Benchmark
+  public Object directBatchOf16() throws Exception {
+    CompletableFuture<?>[] fs = new CompletableFuture<?>[16];
+    for (int i = 0; i < 16; i++) {
+      CompletableFuture<ToolResult> f = new CompletableFuture<>();
+      exec.execute(() -> {
+        try {
+          f.complete(((Tool.BlockingTool) tool).body().run(null));
+        } catch (Exception e) {
+          f.completeExceptionally(e);
+        }
+      });
+      fs[i] = f;
+    }
+    CompletableFuture.allOf(fs).get();
+    return fs;
   }
 
   /**

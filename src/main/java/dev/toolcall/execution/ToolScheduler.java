@@ -60,8 +60,10 @@ import org.slf4j.LoggerFactory;
  *       without the tool being entered.</li>
  *   <li>The {@link Authorizer} decides: no permission needed, approved (possibly with edited arguments, which are
  *       validated again), or denied/cancelled (terminal).</li>
- *   <li>The call waits its turn ({@link ExecutionOrder}) and a concurrency permit, then moves to RUNNING.
- *       Interceptors may block it or replace its arguments.</li>
+ *   <li>The call waits its turn ({@link ExecutionOrder}) and a concurrency permit, then moves to RUNNING on the
+ *       executor. Calls that are ready while {@link #schedule} is still creating their batch are handed to the
+ *       executor together once every call of the batch has been created. Interceptors may block a call or replace
+ *       its arguments.</li>
  *   <li>Each attempt runs on the executor, with the tool's timeout. A {@link TransientToolException} is retried
  *       per the tool's {@link RetryPolicy} with backoff and jitter: the call stays RUNNING, each retry is an event,
  *       attempts never overlap, and a cancel during the backoff ends it at once. A timeout or an interrupt is never
@@ -166,7 +168,7 @@ public final class ToolScheduler implements AutoCloseable {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(requests, "requests");
     List<CallRequest> reqs = List.copyOf(requests);
-    BatchImpl batch = new BatchImpl(reqs.size());
+    BatchImpl batch = new BatchImpl(reqs.size(), true);
     SeenIds seen = new SeenIds(reqs.size());
     for (CallRequest req : reqs) {
       Claim c = claim(sessionId, req, !seen.add(req.callId()), true);
@@ -483,10 +485,19 @@ public final class ToolScheduler implements AutoCloseable {
     private ArrayList<Run> waiting; // guarded by this: runs whose turn has not come
     private List<ToolCall> sealedCalls; // guarded by this; made on the first calls() after seal
     private String cancelled; // guarded by this: set by cancelAll; calls appended later are cancelled at once
+    /** The thread adding calls while their starts may be deferred ({@link #deferStart}); null once sealed or open. */
+    private Thread scheduling;
+    private ArrayList<Run> deferred; // scheduling thread only: runs ready to begin before the batch was sealed
 
-    BatchImpl(int size) {
+    /**
+     * @param deferStarts whether runs that become ready on this thread before {@link #seal()} are handed to the
+     *     executor together at the seal (for {@link #schedule}, which creates the whole batch at once); an open batch
+     *     passes false, its calls start as their arguments complete
+     */
+    BatchImpl(int size, boolean deferStarts) {
       this.calls = new ToolCall[Math.max(1, size)];
       this.ends = new ToolCallSnapshot[calls.length];
+      this.scheduling = deferStarts ? Thread.currentThread() : null;
     }
 
     /**
@@ -539,16 +550,43 @@ public final class ToolScheduler implements AutoCloseable {
       return turn;
     }
 
-    /** No more calls; completes the results now if every call has already ended. */
+    /**
+     * No more calls: hands the runs that became ready meanwhile to the executor, and completes the results now if
+     * every call has already ended.
+     */
     void seal() {
+      ArrayList<Run> ready = deferred;
+      deferred = null;
+      scheduling = null;
       boolean complete;
       synchronized (this) {
         sealed = true;
         complete = open == 0;
       }
+      if (ready != null) {
+        for (Run r : ready) {
+          r.submit();
+        }
+      }
       if (complete) {
         complete();
       }
+    }
+
+    /**
+     * Keeps {@code run} to be handed to the executor at {@link #seal()}, if it became ready on the scheduling thread
+     * while the batch is still being built: the executor then gets the batch's ready calls together (a pool thread
+     * woken once finds them all) instead of one by one between the creation of the next ones.
+     */
+    boolean deferStart(Run run) {
+      if (scheduling != Thread.currentThread()) {
+        return false;
+      }
+      if (deferred == null) {
+        deferred = new ArrayList<>();
+      }
+      deferred.add(run);
+      return true;
     }
 
     /**
@@ -675,7 +713,7 @@ public final class ToolScheduler implements AutoCloseable {
    */
   private final class OpenBatchImpl implements OpenBatch {
     private final String sessionId;
-    private final BatchImpl batch = new BatchImpl(4);
+    private final BatchImpl batch = new BatchImpl(4, false);
     private final CompletableFuture<Void> hold;
     private final Set<String> seen = new HashSet<>();
     private final List<Entry> entries = new ArrayList<>(); // the stream's thread
@@ -1005,6 +1043,13 @@ public final class ToolScheduler implements AutoCloseable {
       if (call.isTerminal()) {
         return; // the terminal hook releases the permit
       }
+      if (!batch.deferStart(this)) {
+        submit();
+      }
+    }
+
+    /** Hands the run to the executor, which begins the call. */
+    void submit() {
       try {
         executor.execute(this);
       } catch (Throwable e) { // as a stage of a future would: a rejection fails the call, anything else too
