@@ -419,7 +419,8 @@ public final class ToolScheduler implements AutoCloseable {
     private ArrayList<Run> waiting; // guarded by this: runs whose turn has not come
     private List<ToolCall> sealedCalls; // guarded by this; made on the first calls() after seal
     private Thread scheduling = Thread.currentThread(); // the thread adding calls; null once sealed
-    private ArrayList<Run> deferred; // scheduling thread only: runs ready to begin before the batch was sealed
+    private Run deferredHead; // scheduling thread only: runs ready to begin before the batch was sealed, linked
+    private Run deferredTail; // through Run.nextDeferred in the order they became ready
 
     BatchImpl(int size) {
       this.calls = new ToolCall[Math.max(1, size)];
@@ -466,18 +467,20 @@ public final class ToolScheduler implements AutoCloseable {
      * every call has already ended.
      */
     void seal() {
-      ArrayList<Run> ready = deferred;
-      deferred = null;
+      Run ready = deferredHead;
+      deferredHead = null;
+      deferredTail = null;
       scheduling = null;
       boolean complete;
       synchronized (this) {
         sealed = true;
         complete = open == 0;
       }
-      if (ready != null) {
-        for (Run r : ready) {
-          r.submit();
-        }
+      while (ready != null) {
+        Run next = ready.nextDeferred;
+        ready.nextDeferred = null;
+        ready.submit();
+        ready = next;
       }
       if (complete) {
         complete();
@@ -493,10 +496,12 @@ public final class ToolScheduler implements AutoCloseable {
       if (scheduling != Thread.currentThread()) {
         return false;
       }
-      if (deferred == null) {
-        deferred = new ArrayList<>();
+      if (deferredTail == null) {
+        deferredHead = run;
+      } else {
+        deferredTail.nextDeferred = run;
       }
-      deferred.add(run);
+      deferredTail = run;
       return true;
     }
 
@@ -656,6 +661,7 @@ public final class ToolScheduler implements AutoCloseable {
     private final Tool tool; // null for an invalid call
     int turn; // guarded by the batch: the turn this run waits for, while it waits
     int index; // the call's place in its batch; set before start
+    Run nextDeferred; // the batch's scheduling thread only: the next run to hand to the executor at seal
     /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
     @SuppressWarnings("unused")
     private volatile int permit;
