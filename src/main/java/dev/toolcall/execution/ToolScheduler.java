@@ -487,7 +487,8 @@ public final class ToolScheduler implements AutoCloseable {
     private String cancelled; // guarded by this: set by cancelAll; calls appended later are cancelled at once
     /** The thread adding calls while their starts may be deferred ({@link #deferStart}); null once sealed or open. */
     private Thread scheduling;
-    private ArrayList<Run> deferred; // scheduling thread only: runs ready to begin before the batch was sealed
+    private Run deferredHead; // scheduling thread only: runs ready to begin before the batch was sealed, linked
+    private Run deferredTail; // through Run.nextDeferred in the order they became ready
 
     /**
      * @param deferStarts whether runs that become ready on this thread before {@link #seal()} are handed to the
@@ -555,18 +556,20 @@ public final class ToolScheduler implements AutoCloseable {
      * every call has already ended.
      */
     void seal() {
-      ArrayList<Run> ready = deferred;
-      deferred = null;
+      Run ready = deferredHead;
+      deferredHead = null;
+      deferredTail = null;
       scheduling = null;
       boolean complete;
       synchronized (this) {
         sealed = true;
         complete = open == 0;
       }
-      if (ready != null) {
-        for (Run r : ready) {
-          r.submit();
-        }
+      while (ready != null) {
+        Run next = ready.nextDeferred;
+        ready.nextDeferred = null;
+        ready.submit();
+        ready = next;
       }
       if (complete) {
         complete();
@@ -582,10 +585,12 @@ public final class ToolScheduler implements AutoCloseable {
       if (scheduling != Thread.currentThread()) {
         return false;
       }
-      if (deferred == null) {
-        deferred = new ArrayList<>();
+      if (deferredTail == null) {
+        deferredHead = run;
+      } else {
+        deferredTail.nextDeferred = run;
       }
-      deferred.add(run);
+      deferredTail = run;
       return true;
     }
 
@@ -955,6 +960,7 @@ public final class ToolScheduler implements AutoCloseable {
     CompletableFuture<Void> hold;
     /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
     CompletableFuture<Void> authorized;
+    Run nextDeferred; // the batch's scheduling thread only: the next run to hand to the executor at seal
     /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
     @SuppressWarnings("unused")
     private volatile int permit;
