@@ -120,6 +120,11 @@ public class SchedulerBenchmark {
   /** The tool called on the executor with no lifecycle: the floor. */
   @Benchmark
   public Object directCall() throws Exception {
+    return runDirect().get();
+  }
+
+  /** Runs the tool body on the executor, with no lifecycle. */
+  private CompletableFuture<ToolResult> runDirect() {
     CompletableFuture<ToolResult> f = new CompletableFuture<>();
     exec.execute(() -> {
       try {
@@ -128,7 +133,7 @@ public class SchedulerBenchmark {
         f.completeExceptionally(e);
       }
     });
-    return f.get();
+    return f;
   }
 
   /** 16 runs of the tool on the executor, awaited together: the floor of {@link #scheduledBatchOf16}. */
@@ -136,15 +141,7 @@ public class SchedulerBenchmark {
   public Object directBatchOf16() throws Exception {
     CompletableFuture<?>[] fs = new CompletableFuture<?>[16];
     for (int i = 0; i < 16; i++) {
-      CompletableFuture<ToolResult> f = new CompletableFuture<>();
-      exec.execute(() -> {
-        try {
-          f.complete(((Tool.BlockingTool) tool).body().run(null));
-        } catch (Exception e) {
-          f.completeExceptionally(e);
-        }
-      });
-      fs[i] = f;
+      fs[i] = runDirect();
     }
     CompletableFuture.allOf(fs).get();
     return fs;
