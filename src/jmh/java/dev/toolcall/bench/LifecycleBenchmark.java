@@ -32,6 +32,11 @@ public class LifecycleBenchmark {
   public enum Impl {
     /** The floor: an AtomicReference of the state and a bitmask matrix check; no snapshot, no events, no time. */
     RAW_CAS,
+    /**
+     * Not a state machine: the objects our lifecycle makes (snapshots, results, events) with no atomics and no
+     * hand-off, single-threaded. The floor of the data model itself.
+     */
+    MODEL_FLOOR,
     /** Our ToolCall with a fixed clock and a constant ticker, one no-op subscriber. */
     TOOLCALL_FIXED_TIME,
     /** Our ToolCall with Clock.systemUTC() and System.nanoTime(), one no-op subscriber. */
@@ -50,6 +55,7 @@ public class LifecycleBenchmark {
     LifecycleAdapter create() {
       return switch (this) {
         case RAW_CAS -> new RawCasLifecycle();
+        case MODEL_FLOOR -> new ModelFloorLifecycle();
         case TOOLCALL_FIXED_TIME -> new ToolCallLifecycle(false);
         case TOOLCALL_REAL_TIME -> new ToolCallLifecycle(true);
         case TIME_READS_ONLY -> new TimeReadsOnly();
