@@ -50,7 +50,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
   }
 
-  private final ToolCallIdentity identity;
   private final Ticker ticker;
   private final EventBus bus;
 
@@ -66,7 +65,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus) {
     super(ToolCallSnapshot.initial(identity, arguments), true);
-    this.identity = identity;
     this.ticker = ticker;
     this.bus = bus;
   }
@@ -82,7 +80,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker) {
     super(restored, false);
-    this.identity = restored.identity();
     this.ticker = ticker;
     this.bus = bus;
     if (restored.isTerminal()) {
@@ -97,22 +94,22 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /** Who the call is. */
   public ToolCallIdentity identity() {
-    return identity;
+    return current().identity(); // every snapshot carries it: one field less per call
   }
 
   /** The call id. */
   public String callId() {
-    return identity.callId();
+    return identity().callId();
   }
 
   /** The tool name. */
   public String toolName() {
-    return identity.toolName();
+    return identity().toolName();
   }
 
   /** The session id. */
   public String sessionId() {
-    return identity.sessionId();
+    return identity().sessionId();
   }
 
   /** The current snapshot: one volatile read, never blocks. */
@@ -152,7 +149,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (target.isTerminal()) {
       throw terminalNeedsOutcome(target);
     }
-    return change(expected, ANY_ARGUMENTS, target, change, null);
+    return result(change(expected, ANY_ARGUMENTS, target, change, null));
   }
 
   /**
@@ -173,7 +170,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (target.isTerminal()) {
       throw terminalNeedsOutcome(target);
     }
-    return change(expected, requireArgumentsVersion(argumentsVersion), target, change, null);
+    return result(change(expected, requireArgumentsVersion(argumentsVersion), target, change, null));
   }
 
   /**
@@ -189,7 +186,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(reason, "reason");
     ToolCallState target = outcome.state();
     ToolCallState.TABLE.check(expected, target);
-    return change(expected, requireArgumentsVersion(argumentsVersion), target, reason, outcome);
+    return result(change(expected, requireArgumentsVersion(argumentsVersion), target, reason, outcome));
   }
 
   /**
@@ -203,7 +200,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(reason, "reason");
     ToolCallState target = outcome.state();
     ToolCallState.TABLE.check(expected, target);
-    return change(expected, ANY_ARGUMENTS, target, reason, outcome);
+    return result(change(expected, ANY_ARGUMENTS, target, reason, outcome));
   }
 
   /** RUNNING -&gt; COMPLETED with {@code content} as the result. */
@@ -341,11 +338,17 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /**
-   * The compare-and-set loop of every change that moves the state from {@code expected}: no lambda, so a change
-   * allocates only its snapshot (and the result, when it escapes). The edge was checked by the caller.
+   * The compare-and-set loop of every change that moves the state from {@code expected}, and the hand-off after a
+   * win: no lambda, so a change allocates only its snapshot. Returns the installed snapshot, or null when the call was
+   * not in {@code expected} (or not at {@code argumentsVersion}). The edge was checked by the caller.
+   *
+   * <p>It does not build the {@link TransitionResult}: this method is large once the JIT has inlined the hand-off
+   * into it, so it is not inlined into its callers, and a result made here would always escape. The public methods
+   * are small and make the result through {@link #result}, so when they are inlined into the caller, the JIT can
+   * drop the result the caller only reads.
    */
-  private TransitionResult<ToolCallSnapshot> change(ToolCallState expected, int argumentsVersion,
-      ToolCallState target, Change change, Outcome outcome) {
+  private ToolCallSnapshot change(ToolCallState expected, int argumentsVersion, ToolCallState target,
+      Change change, Outcome outcome) {
     ToolCallSnapshot won = casLoop(expected, argumentsVersion, target, change, outcome);
     if (won != null) {
       drainPending();
@@ -353,15 +356,20 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
         debug(expected, won, change);
       }
     }
-    // one allocation site (not one per branch), so C2's escape analysis can drop it when the caller only reads it;
-    // lost: the current snapshot is not in expected (a terminal winner stays current, so a loser learns it)
+    return won;
+  }
+
+  /**
+   * The result of a change that returned {@code won}: one allocation site, so that escape analysis can remove it.
+   * Lost: the current snapshot is not the one expected (a terminal winner stays current, so a loser learns it).
+   */
+  private TransitionResult<ToolCallSnapshot> result(ToolCallSnapshot won) {
     return new TransitionResult<>(won != null, won != null ? won : current());
   }
 
   /**
    * Installs the next snapshot while the call is in {@code expected}; returns it, or null when the precondition
-   * failed. Kept apart from the hand-off so that {@link #change} stays small enough for the JIT to inline into the
-   * caller, which lets it drop the {@link TransitionResult} the caller only reads.
+   * failed.
    */
   private ToolCallSnapshot casLoop(ToolCallState expected, int argumentsVersion, ToolCallState target,
       Change change, Outcome outcome) {
@@ -407,7 +415,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   private void debug(ToolCallState from, ToolCallSnapshot s, Change change) {
-    log.debug("tool call {} ({}) {} -> {} v{} cause {}", identity.callId(), identity.toolName(), from, s.state(),
+    log.debug("tool call {} ({}) {} -> {} v{} cause {}", s.callId(), s.toolName(), from, s.state(),
         s.version(), change);
   }
 
@@ -443,7 +451,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   @Override
   public String toString() {
     ToolCallSnapshot s = current();
-    return "ToolCall[" + identity.callId() + " " + identity.toolName() + " " + s.state() + " v" + s.version() + "]";
+    return "ToolCall[" + s.callId() + " " + s.toolName() + " " + s.state() + " v" + s.version() + "]";
   }
 
   /**
