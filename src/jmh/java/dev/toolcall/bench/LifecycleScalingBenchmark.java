@@ -23,7 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code ownBus*}: each thread's calls publish on the thread's own bus (no shared mutable state at all);</li>
  *   <li>{@code sharedBus*}: all calls publish on one bus with one inline subscriber, the common case of one UI
  *       listener for every call (its delivery takes the subscription's monitor, so the threads contend there);</li>
- *   <li>{@code rawCas*}: the raw CAS lifecycle, as a control for how much this machine scales at all.</li>
+ *   <li>{@code rawCas*}: the raw CAS lifecycle, as a control for how much this machine scales at all;</li>
+ *   <li>{@code modelFloor*}: the objects of our lifecycle without any atomic operation ({@link ModelFloorLifecycle}),
+ *       a control for how much allocating them scales on this machine.</li>
  * </ul>
  */
 @BenchmarkMode(Mode.Throughput)
@@ -70,6 +72,24 @@ public class LifecycleScalingBenchmark {
   @Threads(2)
   public Object sharedBus2Threads(SharedBus s) {
     return ToolCallLifecycle.run(s.bus, CLOCK, TICKER);
+  }
+
+  /** One model-floor adapter per benchmark thread (it holds a listener array). */
+  @State(Scope.Thread)
+  public static class Floor {
+    final ModelFloorLifecycle floor = new ModelFloorLifecycle();
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object modelFloor1Thread(Floor s) {
+    return s.floor.lifecycle();
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object modelFloor2Threads(Floor s) {
+    return s.floor.lifecycle();
   }
 
   @Benchmark
