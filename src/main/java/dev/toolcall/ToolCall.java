@@ -343,7 +343,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * not in {@code expected} (or not at {@code argumentsVersion}). The edge was checked by the caller.
    *
    * <p>It does not build the {@link TransitionResult}: this method is large once the JIT has inlined the hand-off
-   * into it, so it is not inlined into its callers, and a result made here would always escape. The public methods
+   * into it, so it is usually not inlined into its callers, and a result made here would then escape. The public methods
    * are small and make the result through {@link #result}, so when they are inlined into the caller, the JIT can
    * drop the result the caller only reads.
    */
