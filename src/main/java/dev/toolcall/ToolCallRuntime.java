@@ -14,8 +14,9 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * The entry point: one event bus, one tool registry, one permission service and one scheduler sharing a clock and
- * a monotonic ticker.
+ * The entry point: one event bus, one tool registry, one permission service and one scheduler sharing a clock, a
+ * monotonic ticker and one {@link DeadlineTimer} (permission deadlines, tool timeouts, retry backoff and output
+ * flushes all run on its one thread).
  *
  * <pre>{@code
  * try (ToolCallRuntime runtime = ToolCallRuntime.builder()
@@ -29,7 +30,7 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p>Thread-safe. {@link #close()} cancels every call that has not ended (pending approvals are cancelled, never
- * run), releases every awaiting UI, and stops the library's threads.
+ * run), releases every awaiting UI, and stops the library's threads, the timer last.
  */
 public final class ToolCallRuntime implements AutoCloseable {
 
@@ -38,15 +39,19 @@ public final class ToolCallRuntime implements AutoCloseable {
   private final PermissionService permissions;
   private final ToolScheduler scheduler;
   private final Duration closeGrace;
+  private final DeadlineTimer timer;
+  private final boolean ownsTimer;
 
   private ToolCallRuntime(Builder b) {
     this.bus = b.bus == null ? EventBus.create() : b.bus;
     this.registry = b.registry.build();
-    PermissionService.Builder pb = PermissionService.builder().clock(b.clock).ticker(b.ticker);
+    this.ownsTimer = b.timer == null;
+    this.timer = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
+    PermissionService.Builder pb = PermissionService.builder().clock(b.clock).ticker(b.ticker).timer(timer);
     b.permissions.accept(pb);
     this.permissions = pb.build();
     ToolScheduler.Builder sb = ToolScheduler.builder().registry(registry).authorizer(permissions::authorize)
-        .eventBus(bus).clock(b.clock).ticker(b.ticker);
+        .eventBus(bus).clock(b.clock).ticker(b.ticker).timer(timer);
     b.scheduler.accept(sb);
     this.scheduler = sb.build();
     this.closeGrace = b.closeGrace;
@@ -84,12 +89,16 @@ public final class ToolCallRuntime implements AutoCloseable {
 
   /**
    * Cancels everything in flight, resolves pending approvals as cancelled, waits up to the close grace for running
-   * tools, and stops the library's threads. Idempotent.
+   * tools, and stops the library's threads: the timer last, so tool timeouts still fire during the grace. A timer
+   * given to {@link Builder#timer} is not closed. Idempotent.
    */
   @Override
   public void close() {
     permissions.close();
     scheduler.close(closeGrace);
+    if (ownsTimer) {
+      timer.close();
+    }
   }
 
   /** Builds a {@link ToolCallRuntime}; not thread-safe; each setter checks its value at once. */
@@ -101,6 +110,7 @@ public final class ToolCallRuntime implements AutoCloseable {
     private Consumer<PermissionService.Builder> permissions = p -> {};
     private Consumer<ToolScheduler.Builder> scheduler = s -> {};
     private Duration closeGrace = Duration.ofSeconds(5);
+    private DeadlineTimer timer;
 
     private Builder() {}
 
@@ -135,6 +145,17 @@ public final class ToolCallRuntime implements AutoCloseable {
     /** The monotonic ticker shared by every part (default: {@link System#nanoTime()}). */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * The one timer of the runtime (default: a {@link DeadlineTimer#newDefault()}, one daemon thread, closed by
+     * {@link ToolCallRuntime#close()}). A timer given here is shared with the caller, who closes it; tests give a
+     * fake driven by the same fake {@link Ticker} as {@link #ticker}. A {@link #permissions} or {@link #scheduler}
+     * configurer that sets a timer of its own replaces this one for that part, and closes its own.
+     */
+    public Builder timer(DeadlineTimer timer) {
+      this.timer = Objects.requireNonNull(timer, "timer");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.DeadlineTimer;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
@@ -96,10 +97,10 @@ public class SchedulerBenchmark {
     ToolScheduler.Builder b = ToolScheduler.builder().validator(validator).authorizer(Authorizer.ALLOW_ALL)
         .executor(exec).defaultTimeout(Duration.ofHours(1)).eventBus(bus).clock(clock).ticker(ticker);
     if (timer.equals("noop")) {
-      b.timer(new DelayScheduler() {
+      b.timer(new DeadlineTimer() {
         @Override
-        public Handle schedule(Runnable task, long delayNanos) {
-          return NONE;
+        public Handle schedule(Runnable task, Duration delay) {
+          return Handle.NONE;
         }
 
         @Override

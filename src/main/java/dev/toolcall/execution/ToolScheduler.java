@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.DeadlineTimer;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import dev.toolcall.Reason;
@@ -111,9 +112,10 @@ public final class ToolScheduler implements AutoCloseable {
   private final List<ToolInterceptor> interceptors;
   private final Function<Throwable, String> errorText;
   private final DoubleSupplier random;
-  private final DelayScheduler timer;
+  private final DeadlineTimer timer;
+  private final boolean ownsTimer;
   private final int maxOutputChars;
-  private final long outputFlushNanos;
+  private final Duration outputFlushInterval;
   private final int knownCallsCap;
   private final Counters counters = new Counters();
   private final Map<CallKey, Known> known = new LinkedHashMap<>(); // guarded by itself
@@ -139,9 +141,10 @@ public final class ToolScheduler implements AutoCloseable {
     this.interceptors = List.copyOf(b.interceptors);
     this.errorText = b.errorText;
     this.random = b.random;
-    this.timer = b.timer == null ? DelayScheduler.newDefault() : b.timer;
+    this.ownsTimer = b.timer == null;
+    this.timer = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
     this.maxOutputChars = b.maxOutputChars;
-    this.outputFlushNanos = b.outputFlushInterval.toNanos();
+    this.outputFlushInterval = b.outputFlushInterval;
     this.knownCallsCap = b.knownCalls;
   }
 
@@ -402,7 +405,9 @@ public final class ToolScheduler implements AutoCloseable {
         c.cancel("the runtime was closed");
       }
     }
-    timer.close();
+    if (ownsTimer) {
+      timer.close();
+    }
     if (ownedExecutor != null) {
       ownedExecutor.shutdown();
       try {
@@ -1181,7 +1186,7 @@ public final class ToolScheduler implements AutoCloseable {
       current = a;
       counters.attempts.increment();
       Duration timeout = tool.definition().timeoutIfSet().orElse(defaultTimeout);
-      a.timeout = timer.schedule(() -> onTimeout(a, timeout), saturatedNanos(timeout));
+      a.timeout = timer.schedule(() -> onTimeout(a, timeout), timeout);
       if (inline) {
         a.run();
         return;
@@ -1247,7 +1252,7 @@ public final class ToolScheduler implements AutoCloseable {
         int next = a.number + 1;
         Duration delay = policy.delay(next, random.getAsDouble());
         if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
-          timer.schedule(() -> attempt(a.tool, a.args, next, false), delay.toNanos());
+          timer.schedule(() -> attempt(a.tool, a.args, next, false), delay);
           if (closed) {
             call.cancel("the runtime was closed");
           }
@@ -1318,15 +1323,7 @@ public final class ToolScheduler implements AutoCloseable {
         } catch (RejectedExecutionException e) {
           flushOutput();
         }
-      }, outputFlushNanos);
-    }
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE;
+      }, outputFlushInterval);
     }
   }
 
@@ -1337,7 +1334,7 @@ public final class ToolScheduler implements AutoCloseable {
     private final ToolArguments args;
     private final int number;
     private final AtomicBoolean finished = new AtomicBoolean();
-    volatile DelayScheduler.Handle timeout = DelayScheduler.NONE;
+    volatile DeadlineTimer.Handle timeout = DeadlineTimer.Handle.NONE;
     private Thread bodyThread; // guarded by this
     private boolean abandoned; // guarded by this
 
@@ -1468,7 +1465,7 @@ public final class ToolScheduler implements AutoCloseable {
     private final List<ToolInterceptor> interceptors = new ArrayList<>();
     private Function<Throwable, String> errorText = ToolScheduler::defaultErrorText;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
-    private DelayScheduler timer;
+    private DeadlineTimer timer;
     private int maxOutputChars = 1 << 20;
     private Duration outputFlushInterval = Duration.ofMillis(20);
     private int knownCalls = DEFAULT_KNOWN_CALLS;
@@ -1590,7 +1587,12 @@ public final class ToolScheduler implements AutoCloseable {
       return this;
     }
 
-    Builder timer(DelayScheduler timer) {
+    /**
+     * The timer of timeouts, retry backoff and output flushes (default: a {@link DeadlineTimer#newDefault()} of its
+     * own, closed by {@link ToolScheduler#close()}). A timer given here is shared, not owned: the scheduler never
+     * closes it; whoever made it does ({@link dev.toolcall.ToolCallRuntime} shares one with its permission service).
+     */
+    public Builder timer(DeadlineTimer timer) {
       this.timer = Objects.requireNonNull(timer, "timer");
       return this;
     }

@@ -3,6 +3,7 @@ package dev.toolcall.permission;
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import dev.toolcall.Change;
+import dev.toolcall.DeadlineTimer;
 import dev.toolcall.DenialSource;
 import dev.toolcall.Outcome;
 import dev.toolcall.Reason;
@@ -72,14 +73,16 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Deadlines</h2>
  * Each request times out after the tool's {@link ToolDefinition#permissionTimeoutIfSet() permission timeout} or the
- * service's default; huge durations saturate. Deadlines are measured on the monotonic {@link Ticker}, never on the
- * wall clock: a task that fires early is re-scheduled, so no request times out early. A timeout denies the call
+ * service's default; durations beyond about 146 years are clamped to that. Deadlines are measured on the monotonic
+ * {@link Ticker}, never on the wall clock, and compared only by difference ({@code deadlineTick - now}), so a ticker
+ * that starts anywhere, near {@link Long#MAX_VALUE} included, gives the right countdown and deadline. They run on a
+ * {@link DeadlineTimer}: a task that fires early is re-scheduled for the rest, so no request times out early. A timeout denies the call
  * with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial.
  *
  * <h2>Close</h2>
  * {@link #close()} cancels the call of every waiting request (never approves it), fails pending
- * {@link #nextRequest()} stages with {@link CancellationException}, wakes {@link #awaitNext} with empty, stops the
- * deadline thread, and makes every later {@link #authorize} cancel its call at once.
+ * {@link #nextRequest()} stages with {@link CancellationException}, wakes {@link #awaitNext} with empty, closes
+ * its own timer (never a shared one), and makes every later {@link #authorize} cancel its call at once.
  *
  * <p>Thread-safe: every method may be called from any thread. No lock is held while a call changes state.
  */
@@ -104,7 +107,8 @@ public final class PermissionService implements AutoCloseable {
   private final Duration defaultTimeout;
   private final Clock clock;
   private final Ticker ticker;
-  private final DeadlineScheduler deadlines;
+  private final DeadlineTimer deadlines;
+  private final boolean ownsTimer;
   private final String idPrefix;
 
   /** Set by any thread; read at each authorize. */
@@ -131,7 +135,8 @@ public final class PermissionService implements AutoCloseable {
     this.defaultTimeout = b.defaultTimeout;
     this.clock = b.clock;
     this.ticker = b.ticker;
-    this.deadlines = b.deadlineScheduler != null ? b.deadlineScheduler : DeadlineScheduler.newDefault();
+    this.ownsTimer = b.timer == null;
+    this.deadlines = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
     this.idPrefix = "perm-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
   }
 
@@ -238,8 +243,8 @@ public final class PermissionService implements AutoCloseable {
   /** Opens a request; null when the arguments changed meanwhile (the caller evaluates again). */
   private CompletionStage<ToolCallSnapshot> ask(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
     Duration timeout = definition.permissionTimeoutIfSet().orElse(defaultTimeout);
-    long nanos = saturatedNanos(timeout);
-    long deadlineTick = saturatedAdd(ticker.read(), nanos);
+    long nanos = DeadlineTimer.clampedNanos(timeout);
+    long deadlineTick = ticker.read() + nanos; // may wrap past Long.MAX_VALUE: only differences are compared
     Instant createdAt = clock.instant();
     Instant deadline = saturatedPlus(createdAt, timeout);
     long seq = sequence.incrementAndGet();
@@ -259,7 +264,7 @@ public final class PermissionService implements AutoCloseable {
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
     queue.put(seq, p);
-    p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(nanos));
+    p.timer = deadlines.schedule(() -> onDeadline(p), timeout);
     call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
       queue.remove(seq, p);
@@ -543,7 +548,7 @@ public final class PermissionService implements AutoCloseable {
   }
 
   /**
-   * Cancels the call of every waiting request, releases every waiter, stops the deadline thread. Later
+   * Cancels the call of every waiting request, releases every waiter, closes its own timer. Later
    * {@link #authorize} calls cancel their call at once. Idempotent.
    */
   @Override
@@ -566,7 +571,9 @@ public final class PermissionService implements AutoCloseable {
         finish(p, s);
       }
     }
-    deadlines.close();
+    if (ownsTimer) {
+      deadlines.close();
+    }
   }
 
   @Override
@@ -582,11 +589,6 @@ public final class PermissionService implements AutoCloseable {
     } catch (ArithmeticException e) {
       return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? (b > 0 ? Long.MAX_VALUE : Long.MIN_VALUE) : r;
   }
 
   static Instant saturatedPlus(Instant t, Duration d) {
@@ -620,7 +622,7 @@ public final class PermissionService implements AutoCloseable {
     /** Set once, by finish() (or by ask() when the request never opened). */
     final AtomicBoolean done = new AtomicBoolean();
     /** The deadline task; written by ask() and onDeadline(), read by finish(). */
-    volatile DeadlineScheduler.Handle timer;
+    volatile DeadlineTimer.Handle timer;
     /** The request for the latest arguments seen; racy cache of immutable values. */
     volatile PermissionRequest latest;
 
@@ -648,7 +650,7 @@ public final class PermissionService implements AutoCloseable {
     }
 
     void cancelTimer() {
-      DeadlineScheduler.Handle h = timer;
+      DeadlineTimer.Handle h = timer;
       if (h != null) {
         h.cancel();
       }
@@ -666,7 +668,7 @@ public final class PermissionService implements AutoCloseable {
     private Duration defaultTimeout = Duration.ofMinutes(5);
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
-    private DeadlineScheduler deadlineScheduler;
+    private DeadlineTimer timer;
 
     private Builder() {}
 
@@ -690,7 +692,7 @@ public final class PermissionService implements AutoCloseable {
 
     /**
      * How long a request waits when its tool sets no permission timeout (default 5 minutes). Must be positive;
-     * huge values saturate (they never fire).
+     * values beyond about 146 years are clamped to that (they never fire in practice).
      */
     public Builder defaultTimeout(Duration defaultTimeout) {
       Objects.requireNonNull(defaultTimeout, "defaultTimeout");
@@ -717,11 +719,13 @@ public final class PermissionService implements AutoCloseable {
     }
 
     /**
-     * What runs the timeouts (default {@link DeadlineScheduler#newDefault()}: one daemon thread). The service
-     * owns it and closes it on {@link PermissionService#close()}. Tests inject a fake driven by a fake ticker.
+     * The timer that runs the deadlines (default: a {@link DeadlineTimer#newDefault()} of its own, closed by
+     * {@link PermissionService#close()}). A timer given here is shared, not owned: the service never closes it;
+     * whoever made it does ({@link dev.toolcall.ToolCallRuntime} shares one with its scheduler). Tests inject a
+     * fake driven by a fake ticker.
      */
-    public Builder deadlineScheduler(DeadlineScheduler deadlineScheduler) {
-      this.deadlineScheduler = Objects.requireNonNull(deadlineScheduler, "deadlineScheduler");
+    public Builder timer(DeadlineTimer timer) {
+      this.timer = Objects.requireNonNull(timer, "timer");
       return this;
     }
 

@@ -26,6 +26,13 @@ import java.util.Set;
 public final class CallTree {
 
   /**
+   * Creation order by ticker reading, compared by difference (readings may wrap past {@link Long#MAX_VALUE}, as
+   * {@link System#nanoTime()} allows).
+   */
+  private static final Comparator<ToolCallSnapshot> BY_CREATION =
+      (a, b) -> Long.signum(a.identity().createdTick() - b.identity().createdTick());
+
+  /**
    * One call in the tree.
    *
    * @param snapshot the call's snapshot
@@ -88,7 +95,7 @@ public final class CallTree {
       return EMPTY;
     }
     List<ToolCallSnapshot> ordered = new ArrayList<>(byId.values());
-    ordered.sort(Comparator.comparingLong(s -> s.identity().createdTick())); // stable: ties keep input order
+    ordered.sort(BY_CREATION); // stable: ties keep input order
     Map<String, List<ToolCallSnapshot>> children = new HashMap<>();
     List<ToolCallSnapshot> rootCalls = new ArrayList<>();
     for (ToolCallSnapshot s : ordered) {
@@ -110,7 +117,7 @@ public final class CallTree {
           roots.add(build(s, 0, children, placed));
         }
       }
-      roots.sort(Comparator.comparingLong(n -> n.snapshot().identity().createdTick()));
+      roots.sort((a, b) -> BY_CREATION.compare(a.snapshot(), b.snapshot()));
     }
     List<Node> flat = new ArrayList<>(byId.size());
     for (Node r : roots) {

@@ -15,7 +15,7 @@ import dev.toolcall.permission.ApprovalMode;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.permission.PermissionService;
-import dev.toolcall.testing.PermissionFakes.ManualDeadlineScheduler;
+import dev.toolcall.testing.PermissionFakes.ManualTimer;
 import dev.toolcall.testing.PermissionFakes.ManualTicker;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.RetryPolicy;
@@ -202,7 +202,7 @@ class AgentProperties {
   /** The tools, the manual deadline clock, and what the property observes. */
   private static final class World {
     final ManualTicker ticker = new ManualTicker();
-    final ManualDeadlineScheduler deadlines = new ManualDeadlineScheduler(ticker);
+    final ManualTimer deadlines = new ManualTimer(ticker);
     final Map<String, AtomicInteger> entries = new ConcurrentHashMap<>();
     final AtomicInteger active = new AtomicInteger();
     /** The latest snapshot of every call of the conversation, from the bus. */
@@ -220,7 +220,7 @@ class AgentProperties {
       Tool gated = tool(ToolDefinition.builder("gated").description("asks first").build(),
           inv -> ToolResult.of("gated ran"));
       return ToolCallRuntime.builder().tools(echo, broken, lookup, gated)
-          .permissions(p -> p.approvalMode(ApprovalMode.ASK).ticker(ticker).deadlineScheduler(deadlines)
+          .permissions(p -> p.approvalMode(ApprovalMode.ASK).ticker(ticker).timer(deadlines)
               .defaultTimeout(ASK_TIMEOUT))
           .build();
     }
@@ -278,12 +278,12 @@ class AgentProperties {
    */
   private static final class Person {
     final PermissionService permissions;
-    final ManualDeadlineScheduler deadlines;
+    final ManualTimer deadlines;
     final List<Integer> answers;
     final Map<String, Integer> answerOf = new ConcurrentHashMap<>();
     final AtomicInteger asked = new AtomicInteger();
 
-    Person(PermissionService permissions, ManualDeadlineScheduler deadlines, List<Integer> answers) {
+    Person(PermissionService permissions, ManualTimer deadlines, List<Integer> answers) {
       this.permissions = permissions;
       this.deadlines = deadlines;
       this.answers = answers;

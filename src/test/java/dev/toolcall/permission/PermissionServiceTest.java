@@ -1,5 +1,6 @@
 package dev.toolcall.permission;
 
+import dev.toolcall.DeadlineTimer;
 import static dev.toolcall.permission.PermissionTestSupport.FREE;
 import static dev.toolcall.permission.PermissionTestSupport.READ;
 import static dev.toolcall.permission.PermissionTestSupport.SHELL;
@@ -287,7 +288,7 @@ class PermissionServiceTest {
   @Test
   void aDeadlineTaskThatFiresEarlyIsRescheduled() {
     java.util.List<Runnable> tasks = new java.util.ArrayList<>();
-    DeadlineScheduler early = new DeadlineScheduler() {
+    DeadlineTimer early = new DeadlineTimer() {
       @Override
       public Handle schedule(Runnable task, Duration delay) {
         tasks.add(task);
@@ -297,7 +298,7 @@ class PermissionServiceTest {
       @Override
       public void close() {}
     };
-    try (PermissionService svc = t.service().deadlineScheduler(early).build()) {
+    try (PermissionService svc = t.service().timer(early).build()) {
       CompletionStage<ToolCallSnapshot> stage = svc.authorize(t.call("shell", "ls"), SHELL);
       tasks.remove(0).run(); // fires at once, 30 s early on the ticker
       assertThat(isDone(stage)).isFalse();
@@ -309,7 +310,7 @@ class PermissionServiceTest {
   }
 
   @Test
-  void perToolTimeoutOverridesTheDefaultAndHugeValuesSaturate() {
+  void perToolTimeoutOverridesTheDefaultAndHugeValuesAreClamped() {
     ToolDefinition quick = ToolDefinition.builder("shell").permissionTimeout(Duration.ofSeconds(2)).build();
     ToolDefinition forever = ToolDefinition.builder("shell").permissionTimeout(Duration.ofSeconds(Long.MAX_VALUE))
         .build();
@@ -317,7 +318,8 @@ class PermissionServiceTest {
       CompletionStage<ToolCallSnapshot> q = svc.authorize(t.call("shell", "a"), quick);
       CompletionStage<ToolCallSnapshot> f = svc.authorize(t.call("shell", "b"), forever);
       assertThat(svc.pending().get(1).deadline()).isEqualTo(Instant.MAX);
-      assertThat(svc.pending().get(1).deadlineTick()).isEqualTo(Long.MAX_VALUE);
+      assertThat(svc.pending().get(1).deadlineTick() - t.ticker.read()).as("clamped to about 146 years, not summed to"
+          + " a saturated tick").isEqualTo(DeadlineTimer.MAX_DELAY_NANOS);
       t.deadlines.advance(Duration.ofSeconds(2));
       assertThat(now(q).state()).isEqualTo(ToolCallState.PERMISSION_DENIED);
       t.deadlines.advance(Duration.ofDays(365 * 100));
@@ -469,7 +471,7 @@ class PermissionServiceTest {
     PermissionService svc = t.service().build();
     ToolCall call = t.call("shell", "ls");
     CompletionStage<ToolCallSnapshot> stage = svc.authorize(call, SHELL);
-    PermissionService empty = t.service().deadlineScheduler(new PermissionFakesHolder().deadlines).build();
+    PermissionService empty = t.service().timer(new PermissionFakesHolder().deadlines).build();
     CompletableFuture<PermissionRequest> waiting = empty.nextRequest().toCompletableFuture();
     empty.close();
     assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -481,7 +483,8 @@ class PermissionServiceTest {
     assertThat(s.state()).isEqualTo(ToolCallState.CANCELLED);
     assertThat(((Outcome.Cancelled) s.outcome()).reason()).contains("closed");
     assertThat(svc.pending()).isEmpty();
-    assertThat(t.deadlines.isClosed()).isTrue();
+    assertThat(t.deadlines.isClosed()).as("a shared timer is not the service's to close").isFalse();
+    assertThat(t.deadlines.scheduled()).as("the request's deadline task was cancelled").isZero();
     ToolCall later = t.call("shell", "ls");
     assertThat(now(svc.authorize(later, SHELL)).state()).isEqualTo(ToolCallState.CANCELLED);
     svc.close(); // idempotent
@@ -489,8 +492,8 @@ class PermissionServiceTest {
 
   /** A second fake scheduler for a second service in one test. */
   private final class PermissionFakesHolder {
-    final dev.toolcall.testing.PermissionFakes.ManualDeadlineScheduler deadlines =
-        new dev.toolcall.testing.PermissionFakes.ManualDeadlineScheduler(t.ticker);
+    final dev.toolcall.testing.PermissionFakes.ManualTimer deadlines =
+        new dev.toolcall.testing.PermissionFakes.ManualTimer(t.ticker);
   }
 
   @Test
@@ -498,7 +501,7 @@ class PermissionServiceTest {
     PermissionService svc = PermissionService.builder().defaultTimeout(Duration.ofHours(1)).build();
     svc.authorize(t.call("shell", "ls"), SHELL);
     Thread thread = Thread.getAllStackTraces().keySet().stream()
-        .filter(th -> th.getName().equals(DeadlineScheduler.ThreadDeadlineScheduler.THREAD_NAME)).findFirst()
+        .filter(th -> th.getName().equals("toolcall-timer")).findFirst()
         .orElseThrow();
     assertThat(thread.isDaemon()).isTrue();
     svc.close();

@@ -2,7 +2,7 @@ package dev.toolcall.permission;
 
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.testing.PermissionFakes.ManualDeadlineScheduler;
+import dev.toolcall.testing.PermissionFakes.ManualTimer;
 import dev.toolcall.testing.PermissionFakes.ManualTicker;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** Shared set-up of the permission tests: a fake ticker, a fake deadline scheduler and a settable clock. */
 final class PermissionTestSupport {
   final ManualTicker ticker = new ManualTicker();
-  final ManualDeadlineScheduler deadlines = new ManualDeadlineScheduler(ticker);
+  final ManualTimer deadlines = new ManualTimer(ticker);
   final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final AtomicInteger ids = new AtomicInteger();
 
@@ -28,7 +28,7 @@ final class PermissionTestSupport {
   static final ToolDefinition FREE = ToolDefinition.builder("clock").requiresApproval(false).readOnly(true).build();
 
   PermissionService.Builder service() {
-    return PermissionService.builder().ticker(ticker).clock(clock).deadlineScheduler(deadlines)
+    return PermissionService.builder().ticker(ticker).clock(clock).timer(deadlines)
         .defaultTimeout(Duration.ofSeconds(30));
   }
 

@@ -1,20 +1,30 @@
 package dev.toolcall.testing;
 
 import dev.toolcall.Ticker;
-import dev.toolcall.permission.DeadlineScheduler;
+import dev.toolcall.DeadlineTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Fakes for permission tests: a ticker moved by hand and a deadline scheduler that runs tasks as it moves. */
+/** Fakes for timed tests: a ticker moved by hand and a {@link DeadlineTimer} that runs tasks as it moves. */
 public final class PermissionFakes {
   private PermissionFakes() {}
 
   /** A ticker that only moves when told. Thread-safe. */
   public static final class ManualTicker implements Ticker {
-    private final AtomicLong now = new AtomicLong(1_000_000_000L);
+    private final AtomicLong now;
+
+    /** A ticker reading 1 s. */
+    public ManualTicker() {
+      this(1_000_000_000L);
+    }
+
+    /** A ticker reading {@code start} (near {@link Long#MAX_VALUE}, say, to test that readings may wrap). */
+    public ManualTicker(long start) {
+      now = new AtomicLong(start);
+    }
 
     @Override
     public long read() {
@@ -28,16 +38,17 @@ public final class PermissionFakes {
   }
 
   /**
-   * Runs scheduled tasks when {@link #advanceTo}/{@link #advance} moves its ticker past their due time, on the calling
-   * thread, earliest first. Thread-safe; tasks run outside its lock.
+   * Runs scheduled tasks when {@link #advance} moves its ticker past their due time, on the calling thread, earliest
+   * first. Due times are compared by difference with the ticker's reading, so they may wrap past
+   * {@link Long#MAX_VALUE} like {@link System#nanoTime()}. Thread-safe; tasks run outside its lock.
    */
-  public static final class ManualDeadlineScheduler implements DeadlineScheduler {
+  public static final class ManualTimer implements DeadlineTimer {
     private final ManualTicker ticker;
     private final List<Task> tasks = new ArrayList<>(); // guarded by this
     private boolean closed; // guarded by this
     private long seq; // guarded by this
 
-    public ManualDeadlineScheduler(ManualTicker ticker) {
+    public ManualTimer(ManualTicker ticker) {
       this.ticker = ticker;
     }
 
@@ -59,13 +70,7 @@ public final class PermissionFakes {
       if (closed) {
         return () -> {};
       }
-      long nanos;
-      try {
-        nanos = delay.toNanos();
-      } catch (ArithmeticException e) {
-        nanos = Long.MAX_VALUE;
-      }
-      long due = ticker.read() + nanos < ticker.read() ? Long.MAX_VALUE : ticker.read() + nanos;
+      long due = ticker.read() + DeadlineTimer.clampedNanos(delay); // may wrap: compared by difference only
       Task t = new Task(due, seq++, task);
       tasks.add(t);
       return () -> t.cancelled = true;
@@ -82,8 +87,9 @@ public final class PermissionFakes {
       for (;;) {
         Task next;
         synchronized (this) {
-          next = tasks.stream().filter(t -> !t.cancelled && t.due <= ticker.read())
-              .min(Comparator.<Task>comparingLong(t -> t.due).thenComparingLong(t -> t.seq)).orElse(null);
+          long now = ticker.read();
+          next = tasks.stream().filter(t -> !t.cancelled && t.due - now <= 0)
+              .min(Comparator.<Task>comparingLong(t -> t.due - now).thenComparingLong(t -> t.seq)).orElse(null);
           tasks.removeIf(t -> t.cancelled || t == next);
         }
         if (next == null) {

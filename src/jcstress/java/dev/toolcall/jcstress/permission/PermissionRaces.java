@@ -1,12 +1,12 @@
 package dev.toolcall.jcstress.permission;
 
+import dev.toolcall.DeadlineTimer;
 import dev.toolcall.DenialSource;
 import dev.toolcall.Outcome;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.permission.DeadlineScheduler;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.permission.PermissionRequest;
@@ -53,7 +53,7 @@ public final class PermissionRaces {
     final AtomicReference<Runnable> deadlineTask = new AtomicReference<>();
     final PermissionService svc = PermissionService.builder().ticker(ticker)
         .defaultTimeout(Duration.ofSeconds(1))
-        .deadlineScheduler(new DeadlineScheduler() {
+        .timer(new DeadlineTimer() {
           @Override
           public Handle schedule(Runnable task, Duration delay) {
             deadlineTask.set(task);
