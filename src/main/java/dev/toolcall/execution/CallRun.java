@@ -1,0 +1,418 @@
+package dev.toolcall.execution;
+
+import dev.toolcall.FailureKind;
+import dev.toolcall.Outcome;
+import dev.toolcall.Reason;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.execution.KnownCalls.Known;
+import dev.toolcall.tool.RetryPolicy;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.tool.ToolException;
+import dev.toolcall.tool.ToolResult;
+import dev.toolcall.tool.TransientToolException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The pipeline of one call: authorization, its turn in the batch, a permit, then attempts on the executor. Each
+ * step continues on the thread that completed the previous one (synchronously when it already had), with no
+ * future chained per step; {@link #run()} is the task that begins the call on the executor.
+ */
+final class CallRun implements Runnable, Permits.Waiter {
+  final ToolScheduler sched;
+
+  static final int NO_PERMIT = 0;
+  static final int HOLDS_PERMIT = 1;
+  static final int ENDED = 2;
+  static final VarHandle PERMIT;
+
+  static {
+    try {
+      PERMIT = MethodHandles.lookup().findVarHandle(CallRun.class, "permit", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final ToolCall call;
+  final Validator.Validation validation;
+  final BatchImpl batch;
+  final Known known;
+  final Tool tool; // null for an invalid call
+  int turn; // guarded by the batch: the turn this run waits for, while it waits
+  int index; // the call's place in its batch; set before start
+  /** Set before start by an open batch held until its runtime lets the tools go: no tool starts before it. */
+  CompletableFuture<Void> hold;
+  /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
+  CompletableFuture<Void> authorized;
+  CallRun nextDeferred; // the batch's scheduling thread only: the next run to hand to the executor at seal
+  /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
+  @SuppressWarnings("unused")
+  volatile int permit;
+  volatile OutputBuffer output; // created on the first write
+  volatile Attempt current;
+
+  CallRun(ToolScheduler sched, ToolCall call, Validator.Validation validation, BatchImpl batch, Known known) {
+    this.sched = sched;
+    this.call = call;
+    this.validation = validation;
+    this.batch = batch;
+    this.known = known;
+    this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
+  }
+
+  /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
+  void start(int turn) {
+    call.whenTerminal().thenAccept(this::onTerminal);
+    if (sched.closed) {
+      call.cancel("the runtime was closed");
+      return;
+    }
+    if (validation instanceof Validator.Invalid bad) {
+      call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, ToolScheduler.VALIDATING);
+      call.fail(bad.kind(), bad.message());
+      return;
+    }
+    CompletionStage<ToolCallSnapshot> decided;
+    try {
+      decided = Objects.requireNonNull(sched.authorizer.authorize(call, tool.definition()), "authorizer returned null");
+    } catch (RuntimeException e) {
+      ToolScheduler.log.error("authorizer failed for call {} ({})", call.callId(), call.toolName(), e);
+      call.cancel("the permission check failed: " + ToolScheduler.defaultErrorText(e));
+      return;
+    }
+    CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
+    if (f.isDone() && !f.isCompletedExceptionally()) {
+      onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
+    } else {
+      f.whenComplete((s, t) -> onDecided(s, t, turn));
+    }
+  }
+
+  /** The authorizer's answer: wait for the turn unless the call ended (denied or cancelled). */
+  void onDecided(ToolCallSnapshot s, Throwable t, int turn) {
+    if (t != null || s == null) {
+      failed(t != null ? t : new NullPointerException("the authorizer completed with null"));
+      return;
+    }
+    if (s.isTerminal()) {
+      return; // an open batch's whenAuthorized counts a terminal decision once its event is out (its entry's hook)
+    }
+    if (authorized != null) {
+      authorized.complete(null);
+    }
+    CompletableFuture<Void> h = hold;
+    if (h != null && !h.isDone()) {
+      h.thenRun(() -> awaitTurn(turn));
+    } else {
+      awaitTurn(turn);
+    }
+  }
+
+  void awaitTurn(int turn) {
+    if (batch.awaitTurn(this, turn)) {
+      onTurn();
+    }
+  }
+
+  /** The calls before this one have ended as its order requires: take a permit. */
+  void onTurn() {
+    if (call.isTerminal()) {
+      return;
+    }
+    if (sched.permits.acquire(this)) {
+      granted();
+    }
+  }
+
+  /** A permit is held: keep it until the call ends, and begin on the executor. */
+  @Override
+  public void granted() {
+    if (!PERMIT.compareAndSet(this, NO_PERMIT, HOLDS_PERMIT)) {
+      sched.permits.release(); // the call ended before the permit came: the terminal hook has run already
+      return;
+    }
+    if (call.isTerminal()) {
+      return; // the terminal hook releases the permit
+    }
+    if (!batch.deferStart(this)) {
+      submit();
+    }
+  }
+
+  /** Hands the run to the executor, which begins the call. */
+  void submit() {
+    try {
+      sched.executor.execute(this);
+    } catch (Throwable e) { // as a stage of a future would: a rejection fails the call, anything else too
+      failed(e);
+    }
+  }
+
+  /** Begins the call on the executor. */
+  @Override
+  public void run() {
+    try {
+      begin(tool);
+    } catch (Throwable t) {
+      failed(t);
+    }
+  }
+
+  /** A step failed with {@code t}: a rejected start fails the call; anything else is an internal error. */
+  void failed(Throwable t) {
+    Throwable cause = ToolScheduler.unwrap(t);
+    if (cause instanceof RejectedExecutionException) {
+      sched.counters.rejections.increment();
+      failOrCancel(FailureKind.EXECUTOR_REJECTED,
+          "The tool could not be started: the runtime is overloaded or shutting down.");
+    } else if (!call.isTerminal()) {
+      ToolScheduler.log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
+      failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
+    }
+  }
+
+  /** The live output of the call, created on the first write. */
+  OutputBuffer output() {
+    OutputBuffer o = output;
+    if (o == null) {
+      synchronized (this) {
+        o = output;
+        if (o == null) {
+          o = new OutputBuffer(call, sched.maxOutputChars, this::armFlush, sched.counters);
+          output = o;
+        }
+      }
+    }
+    return o;
+  }
+
+  /** Publishes pending output now (before the call's result is installed). */
+  void flushOutput() {
+    OutputBuffer o = output;
+    if (o != null) {
+      o.flushNow();
+    }
+  }
+
+  /** Ends the call whatever state it is in: FAILED when it can (through RUNNING), otherwise CANCELLED. */
+  void failOrCancel(FailureKind kind, String message) {
+    for (int i = 0; i < 4 && !call.isTerminal(); i++) {
+      ToolCallSnapshot s = call.snapshot();
+      if (s.state() == ToolCallState.RUNNING) {
+        call.fail(kind, message);
+      } else if (s.state().canTransitionTo(ToolCallState.RUNNING)) {
+        call.transition(s.state(), ToolCallState.RUNNING, ToolScheduler.VALIDATING);
+      } else {
+        call.cancel(message);
+      }
+    }
+  }
+
+  void begin(Tool tool) {
+    ToolCallSnapshot s = call.snapshot();
+    if (s.isTerminal()) {
+      return;
+    }
+    ToolArguments args = s.arguments();
+    Validator.Validation edited = null;
+    if (s.argumentsVersion() != 0) {
+      edited = sched.validator.revalidate(tool, args);
+    }
+    Reason why = s.state() == ToolCallState.PENDING ? Reason.NO_PERMISSION_NEEDED : Reason.STARTED;
+    if (!call.transition(s.state(), ToolCallState.RUNNING, why).won()) {
+      return; // cancelled meanwhile; the permit is released by the terminal hook
+    }
+    if (edited instanceof Validator.Invalid bad) {
+      call.fail(bad.kind(), "The edited arguments are not valid: " + bad.message());
+      return;
+    }
+    for (ToolInterceptor i : sched.interceptors) {
+      ToolInterceptor.Before d;
+      try {
+        d = Objects.requireNonNull(i.before(call.snapshot()), "interceptor returned null");
+      } catch (RuntimeException e) {
+        ToolScheduler.log.warn("interceptor {} failed before call {} ({})", i.name(), call.callId(), call.toolName(), e);
+        call.fail(FailureKind.BLOCKED, "The call was blocked: a pre-execution check failed.");
+        return;
+      }
+      if (d instanceof ToolInterceptor.Block b) {
+        call.fail(FailureKind.BLOCKED, b.reason());
+        return;
+      }
+      if (d instanceof ToolInterceptor.Replace r) {
+        Validator.Validation v = sched.validator.revalidate(tool, r.arguments());
+        if (v instanceof Validator.Invalid bad) {
+          call.fail(bad.kind(), "The arguments as rewritten by " + i.name() + " are not valid: " + bad.message());
+          return;
+        }
+        if (!call.modifyArguments(ToolCallState.RUNNING, ((Validator.Valid) v).arguments(), i.name()).won()) {
+          return;
+        }
+        args = ((Validator.Valid) v).arguments();
+      }
+    }
+    attempt(tool, args, 1, true);
+  }
+
+  void attempt(Tool tool, ToolArguments args, int n, boolean inline) {
+    if (call.isTerminal()) {
+      return;
+    }
+    if (sched.closed) {
+      call.cancel("the runtime was closed");
+      return;
+    }
+    Attempt a = new Attempt(this, tool, args, n);
+    current = a;
+    sched.counters.attempts.increment();
+    Duration timeout = tool.definition().timeoutIfSet().orElse(sched.defaultTimeout);
+    a.timeout = sched.timer.schedule(() -> onTimeout(a, timeout), timeout);
+    if (inline) {
+      a.run();
+      return;
+    }
+    try {
+      sched.executor.execute(a::run);
+    } catch (RejectedExecutionException e) {
+      sched.counters.rejections.increment();
+      a.timeout.cancel();
+      call.fail(FailureKind.EXECUTOR_REJECTED,
+          "The tool could not be started: the runtime is overloaded or shutting down.");
+    }
+  }
+
+  void onTimeout(Attempt a, Duration timeout) {
+    if (current != a || !a.finish()) {
+      return;
+    }
+    call.fail(FailureKind.TIMEOUT, "The tool did not finish within " + ToolScheduler.describe(timeout) + " and was stopped.");
+  }
+
+  void onAttemptDone(Attempt a, ToolResult result, Throwable error) {
+    if (!a.finish()) {
+      if (error == null) {
+        sched.counters.discarded.increment(); // the timeout won
+      }
+      return;
+    }
+    a.timeout.cancel();
+    Throwable t = error == null ? null : ToolScheduler.unwrap(error);
+    if (call.isTerminal()) {
+      if (t == null) {
+        sched.counters.discarded.increment();
+      }
+      return;
+    }
+    if (t == null) {
+      if (result == null) {
+        flushOutput();
+        call.fail(FailureKind.NULL_RESULT, "The tool returned no result.");
+        return;
+      }
+      ToolResult out = result;
+      for (ToolInterceptor i : sched.interceptors) {
+        try {
+          out = Objects.requireNonNull(i.after(call.snapshot(), out), "interceptor returned null");
+        } catch (RuntimeException e) {
+          ToolScheduler.log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(), call.toolName(), e);
+          flushOutput();
+          call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed.");
+          return;
+        }
+      }
+      flushOutput();
+      if (!call.complete(out.content()).won()) {
+        sched.counters.discarded.increment();
+      }
+      return;
+    }
+    RetryPolicy policy = a.tool.definition().retryPolicy();
+    if (t instanceof TransientToolException && a.number < policy.maxAttempts()) {
+      flushOutput();
+      int next = a.number + 1;
+      Duration delay = policy.delay(next, sched.random.getAsDouble());
+      if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
+        sched.timer.schedule(() -> attempt(a.tool, a.args, next, false), delay);
+        if (sched.closed) {
+          call.cancel("the runtime was closed");
+        }
+      }
+      return;
+    }
+    flushOutput();
+    if (t instanceof ToolException) {
+      String msg = messageOf(t);
+      if (t instanceof TransientToolException && a.number > 1) {
+        msg = msg + " (gave up after " + a.number + " attempts)";
+      }
+      call.fail(FailureKind.TOOL_ERROR, msg);
+    } else if (t instanceof InterruptedException) {
+      call.fail(FailureKind.TOOL_ERROR, "The tool was interrupted.");
+    } else if (t instanceof Error) {
+      ToolScheduler.log.error("tool {} threw an Error on call {}", call.toolName(), call.callId(), t);
+      call.fail(FailureKind.INTERNAL_ERROR, "The tool crashed: " + safeErrorText(t));
+    } else {
+      ToolScheduler.log.debug("tool {} failed on call {}", call.toolName(), call.callId(), t);
+      call.fail(FailureKind.TOOL_ERROR, safeErrorText(t));
+    }
+  }
+
+  String messageOf(Throwable t) {
+    String m = t.getMessage();
+    return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+  }
+
+  String safeErrorText(Throwable t) {
+    try {
+      String s = sched.errorText.apply(t);
+      return s == null || s.isBlank() ? "The tool failed." : s;
+    } catch (RuntimeException e) {
+      ToolScheduler.log.warn("error-text hook failed", e);
+      return "The tool failed.";
+    }
+  }
+
+  /**
+   * The call's one terminal hook (it runs after the terminal event was published): stop the tool, free the permit,
+   * apply the failure policy, then report the end to the batch, last, so that whoever awaits the batch finds the
+   * permit already free.
+   */
+  void onTerminal(ToolCallSnapshot s) {
+    known.ended = true;
+    try {
+      Attempt a = current;
+      if (a != null) {
+        a.interruptIfInBody();
+      }
+      if ((int) PERMIT.getAndSet(this, ENDED) == HOLDS_PERMIT) {
+        sched.permits.release(); // may start a waiting call inline
+      }
+      if (tool != null && sched.failurePolicy == FailurePolicy.CANCEL_SIBLINGS
+          && s.outcome() instanceof Outcome.Failed) {
+        batch.cancelAll("cancelled because call " + s.callId() + " (" + s.toolName() + ") failed");
+      }
+    } finally {
+      batch.ended(index, s);
+    }
+  }
+
+  void armFlush() {
+    sched.timer.schedule(() -> {
+      try {
+        sched.executor.execute(this::flushOutput);
+      } catch (RejectedExecutionException e) {
+        flushOutput();
+      }
+    }, sched.outputFlushInterval);
+  }
+}

@@ -1,0 +1,217 @@
+package dev.toolcall.execution;
+
+import dev.toolcall.FailureKind;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.tool.ToolArguments;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@link OpenBatch}. The stream's methods run on one thread at a time (see the interface), so the entries and the
+ * admission cursor are touched by that thread only; the calls list lives in the {@link BatchImpl}
+ * (guarded there), so {@link #cancelAll} may come from any thread.
+ */
+final class OpenBatchImpl implements OpenBatch {
+  private final ToolScheduler sched;
+
+  final String sessionId;
+  final BatchImpl batch;
+  final CompletableFuture<Void> hold;
+  final Set<String> seen = new HashSet<>();
+  final List<Entry> entries = new ArrayList<>(); // the stream's thread
+  final Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>(); // the stream's thread
+  final CompletableFuture<Void> authorized = new CompletableFuture<>();
+  int admitted; // entries [0, admitted) have been started or linked
+  volatile boolean sealed;
+
+  OpenBatchImpl(ToolScheduler sched, String sessionId, CompletableFuture<Void> hold) {
+    this.sched = sched;
+    this.batch = new BatchImpl(sched, 4, false);
+    this.sessionId = sessionId;
+    this.hold = hold;
+  }
+
+  /** One announced call and its raw arguments so far. */
+  final class Entry {
+    final ToolScheduler.Claim claim;
+    final int index; // the call's place in the batch
+    final StringBuilder raw = new StringBuilder();
+    final CompletableFuture<Void> authorized = new CompletableFuture<>();
+    int fragments;
+    int published;
+    boolean complete;
+
+    Entry(ToolScheduler.Claim claim, int index) {
+      this.claim = claim;
+      this.index = index;
+      if (claim.fresh()) {
+        claim.call().whenTerminal().thenRun(() -> {
+          claim.known().ended = true; // also when it ends before a run exists (cancelled while streaming)
+          authorized.complete(null);
+        });
+      } else {
+        authorized.complete(null);
+      }
+    }
+
+    ToolCall call() {
+      return claim.call();
+    }
+
+    /** Whether this batch still fills in and runs the call. */
+    boolean open() {
+      return claim.fresh() && !complete && !claim.call().isTerminal();
+    }
+  }
+
+  @Override
+  public ToolCall announce(String callId, String toolName) {
+    return announce(CallRequest.of(callId, toolName, ""));
+  }
+
+  @Override
+  public ToolCall announce(String callId, String toolName, String parentCallId) {
+    return announce(CallRequest.of(callId, toolName, "").nestedIn(parentCallId));
+  }
+
+  ToolCall announce(CallRequest req) {
+    String callId = req.callId();
+    checkOpen();
+    ToolScheduler.Claim c = sched.claim(sessionId, req, !seen.add(callId), false);
+    Entry e = new Entry(c, batch.append(c.call()));
+    entries.add(e);
+    byCall.put(c.call(), e);
+    if (sched.closed && c.fresh()) {
+      c.call().cancel("the runtime was closed");
+    }
+    return c.call();
+  }
+
+  @Override
+  public void appendArguments(ToolCall call, String fragment) {
+    Objects.requireNonNull(fragment, "fragment");
+    Entry e = entry(call);
+    if (!e.open() || fragment.isEmpty()) {
+      return;
+    }
+    e.raw.append(fragment);
+    e.fragments++;
+    int len = e.raw.length();
+    if (e.fragments >= 2 && len >= 2L * e.published) {
+      e.published = len;
+      call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw.toString()), STREAMING);
+    }
+  }
+
+  @Override
+  public void complete(ToolCall call) {
+    Entry e = entry(call);
+    e.complete = true;
+    admitReady();
+  }
+
+  @Override
+  public void fail(ToolCall call, FailureKind kind, String message) {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(message, "message");
+    if (message.isBlank()) {
+      throw new IllegalArgumentException("message must not be blank: the model reads it");
+    }
+    Entry e = entry(call);
+    if (e.open()) {
+      failUnrun(e, kind, message);
+    }
+    e.complete = true;
+    admitReady();
+  }
+
+  @Override
+  public Batch seal() {
+    if (sealed) {
+      return batch;
+    }
+    for (Entry e : entries) {
+      if (e.open()) {
+        failUnrun(e, FailureKind.MALFORMED_ARGUMENTS, "The response ended before the arguments of this call were "
+            + "complete, so it was not run. Send the call again with complete arguments.");
+      }
+      e.complete = true;
+    }
+    admitReady();
+    sealed = true;
+    batch.seal();
+    List<CompletableFuture<Void>> all = new ArrayList<>(entries.size());
+    for (Entry e : entries) {
+      all.add(e.authorized);
+    }
+    CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).thenRun(() -> authorized.complete(null));
+    return batch;
+  }
+
+  @Override
+  public CompletionStage<Void> whenAuthorized() {
+    return authorized.minimalCompletionStage();
+  }
+
+  @Override
+  public List<ToolCall> calls() {
+    return batch.calls();
+  }
+
+  @Override
+  public int cancelAll(String reason) {
+    return batch.cancelAll(reason);
+  }
+
+  void checkOpen() {
+    if (sealed) {
+      throw new IllegalStateException("the batch is sealed: no call can be announced or changed any more");
+    }
+  }
+
+  Entry entry(ToolCall call) {
+    Objects.requireNonNull(call, "call");
+    checkOpen();
+    Entry e = byCall.get(call);
+    if (e == null) {
+      throw new IllegalArgumentException("call " + call.callId() + " was not announced in this batch");
+    }
+    return e;
+  }
+
+  /** Ends a call this batch will not run: its raw arguments so far installed, then RUNNING -> FAILED. */
+  void failUnrun(Entry e, FailureKind kind, String message) {
+    ToolCall call = e.call();
+    ToolArguments raw = ToolArguments.ofText(e.raw.toString());
+    if (!call.snapshot().arguments().equals(raw)) {
+      call.modifyArguments(ToolCallState.PENDING, raw, STREAMING);
+    }
+    call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, ToolScheduler.VALIDATING);
+    call.fail(kind, message);
+  }
+
+  /** Starts (or links) every entry whose arguments are complete, in announcement order, up to the first open one. */
+  void admitReady() {
+    while (admitted < entries.size() && entries.get(admitted).complete) {
+      Entry e = entries.get(admitted++);
+      ToolCall call = e.call();
+      if (!e.claim.fresh() || call.isTerminal()) {
+        sched.admit(new ToolScheduler.Claim(call, null, false, null), batch, e.index, null, null);
+        continue;
+      }
+      Validator.Validation v = sched.validator.validate(call.toolName(), e.raw.toString());
+      ToolArguments args = ToolScheduler.argumentsOf(v);
+      if (!call.snapshot().arguments().equals(args)) {
+        call.modifyArguments(ToolCallState.PENDING, args, FINAL);
+      }
+      sched.admit(new ToolScheduler.Claim(call, v, true, e.claim.known()), batch, e.index, hold, e.authorized);
+    }
+  }
+}
