@@ -10,14 +10,10 @@ import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.execution.OpenBatch;
 import dev.toolcall.fsm.TransitionResult;
-import dev.toolcall.tool.Tool;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -109,7 +105,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Agent {
 
-  private static final Logger log = LoggerFactory.getLogger(Agent.class);
+  static final Logger log = LoggerFactory.getLogger(Agent.class);
   /** A user command started a turn. */
   static final Reason USER_COMMAND = Reason.of("user_command", "user ran a command");
   /** A user command's tool call ended; the turn ends without the model. */
@@ -119,18 +115,20 @@ public final class Agent {
   /** What the model is told about the other calls of a response in which a call repeated in a loop. */
   static final String LOOP_NOT_RUN = "Not run: the turn was stopped because a tool call repeated in a loop.";
 
-  private final ModelClient model;
-  private final ToolCallRuntime runtime;
-  private final TurnLimits limits;
-  private final Conversation conversation;
-  private final DoubleSupplier random;
-  private final String parentCallId; // null: the agent's calls are top-level calls
-  private final Consumer<? super ModelDelta> deltaListener;
-  private final ResultDeduplicator deduplicator = new ResultDeduplicator();
+  final ModelClient model;
+  final ToolCallRuntime runtime;
+  final TurnLimits limits;
+  final Conversation conversation;
+  final DoubleSupplier random;
+  final String parentCallId; // null: the agent's calls are top-level calls
+  final Consumer<? super ModelDelta> deltaListener;
+  final ResultDeduplicator deduplicator = new ResultDeduplicator();
+  final StreamedCalls streams = new StreamedCalls(this);
+  final ToolPhase tools = new ToolPhase(this);
 
-  private final Object lock = new Object();
-  private final List<Message> messages = new ArrayList<>(); // guarded by lock
-  private Turn current; // guarded by lock
+  final Object lock = new Object();
+  final List<Message> messages = new ArrayList<>(); // guarded by lock
+  Turn current; // guarded by lock
 
   private Agent(Builder b) {
     this.model = b.model;
@@ -267,7 +265,7 @@ public final class Agent {
 
   // --- the loop -----------------------------------------------------------------------------------------------------
 
-  private void request(Turn t) {
+  void request(Turn t) {
     ModelRequest request;
     synchronized (lock) {
       if (!live(t)) {
@@ -277,7 +275,7 @@ public final class Agent {
       t.stream = null; // the previous response's calls are in t.batch
     }
     Consumer<ModelDelta> listener = d -> {
-      guarded(t, () -> onDelta(t, d));
+      guarded(t, () -> streams.onDelta(t, d));
       if (deltaListener != null) {
         deltaListener.accept(d);
       }
@@ -294,116 +292,19 @@ public final class Agent {
     }
     stage.whenComplete((response, e) -> guarded(t, () -> {
       if (e != null) {
-        dropStream(t, "the model's response failed before it was complete");
+        streams.dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.from(e));
       } else if (response == null) {
-        dropStream(t, "the model's response failed before it was complete");
+        streams.dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the model client returned no response"));
       } else {
-        onResponse(t, response);
+        streams.onResponse(t, response);
       }
     }));
   }
 
-  /**
-   * One delta of the response being streamed (the stream's thread, one delta at a time): a call is created when
-   * announced, its arguments fill in, and once they are complete the guards decide whether it is validated and
-   * authorized (its tool waits for the tool phase) or refused.
-   */
-  private void onDelta(Turn t, ModelDelta d) {
-    if (d instanceof ModelDelta.ToolCallStarted s) {
-      Streamed st;
-      synchronized (lock) {
-        if (!live(t)) {
-          return;
-        }
-        st = t.stream;
-        if (st != null && st.responded) {
-          return; // a client that streams after its response (against the contract): ignored
-        }
-        if (st == null) {
-          st = new Streamed(t.requested.size());
-          st.batch = runtime.scheduler().openBatch(conversation.id(), st.hold);
-          t.stream = st;
-        }
-      }
-      ToolCall call = parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
-          : st.batch.announce(s.callId(), s.toolName(), parentCallId);
-      Announced a = new Announced(s.callId(), s.toolName(), call);
-      st.announced.add(a);
-      st.open.put(a.id, a);
-    } else if (d instanceof ModelDelta.ToolCallArguments f) {
-      Streamed st = stream(t);
-      Announced a = st == null ? null : st.open.get(f.callId());
-      if (a != null) {
-        a.raw.append(f.fragment());
-        st.batch.appendArguments(a.call, f.fragment());
-      }
-    } else if (d instanceof ModelDelta.ToolCallCompleted c) {
-      Streamed st = stream(t);
-      Announced a = st == null ? null : st.open.remove(c.callId());
-      if (a != null) {
-        onCallComplete(t, st, a);
-      }
-    }
-  }
-
-  /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */
-  private Streamed stream(Turn t) {
-    synchronized (lock) {
-      Streamed st = live(t) ? t.stream : null;
-      return st == null || st.responded ? null : st;
-    }
-  }
-
-  /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
-  private void onCallComplete(Turn t, Streamed st, Announced a) {
-    ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
-    GuardDecision d = null;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      if (st.loop == null) {
-        d = TurnGuards.checkToolCall(limits, t.requested, request);
-        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
-          st.loop = d;
-          st.loopIndex = st.announced.indexOf(a);
-        } else {
-          t.requested.add(request);
-        }
-      }
-    }
-    if (d != null && d.allowed()) {
-      st.batch.complete(a.call);
-      return;
-    }
-    a.refusal = d != null ? d.message() : LOOP_NOT_RUN;
-    st.batch.fail(a.call, FailureKind.LIMIT_EXCEEDED, a.refusal);
-  }
-
-  /**
-   * The response failed or was discarded: its calls are cancelled (those whose arguments were complete first, so
-   * nothing starts), the stream's guard records are undone, and the batch is sealed.
-   */
-  private void dropStream(Turn t, String reason) {
-    Streamed st;
-    synchronized (lock) {
-      st = t.stream;
-      t.stream = null;
-      if (st != null && live(t)) {
-        t.requested.subList(st.requestedMark, t.requested.size()).clear();
-      }
-    }
-    if (st != null) {
-      st.batch.cancelAll(reason);
-      st.batch.seal();
-      st.hold.complete(null);
-    }
-  }
-
-  private void onModelError(Turn t, ModelException e) {
+  void onModelError(Turn t, ModelException e) {
     if (e.mustNotContinue()) {
       finish(t, TurnResult.Ending.MODEL_SWITCHED, "The model cannot continue this turn on its own: " + e.getMessage()
           + " Send a message to go on.", () -> conversation.stopTurn(ConversationReasons.MODEL_SWITCHED));
@@ -444,190 +345,8 @@ public final class Agent {
     }));
   }
 
-  private void onResponse(Turn t, ModelResponse response) {
-    List<ToolCallRequest> calls = response.toolCalls();
-    Streamed st;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      st = t.stream;
-    }
-    if (!streamedAsResponse(st, calls)) {
-      dropStream(t, "the model's streamed tool calls differ from its response");
-      onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-          "the model client streamed other tool calls than its response holds"));
-      return;
-    }
-    // a client whose stream did not announce (all) its calls: they take the same path now
-    for (int i = st == null ? 0 : st.announced.size(); i < calls.size(); i++) {
-      ToolCallRequest c = calls.get(i);
-      onDelta(t, new ModelDelta.ToolCallStarted(c.id(), c.name()));
-      onDelta(t, new ModelDelta.ToolCallArguments(c.id(), c.rawArguments()));
-      onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
-    }
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      st = t.stream;
-      if (st != null) {
-        st.responded = true;
-      }
-      if (!conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
-          ConversationReasons.MODEL_RESPONDED).won()) {
-        t.lostStep = true;
-      } else {
-        messages.add(response.toMessage());
-        t.open(calls);
-        for (int i = 0; i < calls.size(); i++) {
-          t.scheduledIndex[i] = i;
-          t.refusals[i] = st.loop == null ? st.announced.get(i).refusal
-              : i == st.loopIndex ? st.loop.message() : LOOP_NOT_RUN;
-        }
-      }
-    }
-    if (t.lostStep) {
-      stoppedOutside(t);
-      return;
-    }
-    if (!response.hasToolCalls()) {
-      finish(t, TurnResult.Ending.ANSWERED, response.text(),
-          () -> conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.IDLE,
-              ConversationReasons.FINAL_ANSWER));
-      return;
-    }
-    Batch batch = st.batch.seal();
-    if (!attach(t, batch)) {
-      return;
-    }
-    if (st.loop != null) {
-      finish(t, TurnResult.Ending.LOOP_DETECTED, st.loop.message(),
-          () -> conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
-      return;
-    }
-    boolean allRefused = true;
-    for (Announced a : st.announced) {
-      allRefused &= a.refusal != null;
-    }
-    if (allRefused) {
-      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onAllRefused(t, calls)));
-      return;
-    }
-    toolPhase(t, st, batch);
-  }
-
-  /** Whether the calls the stream announced are the first calls of the response (same ids and names, in order). */
-  private static boolean streamedAsResponse(Streamed st, List<ToolCallRequest> calls) {
-    if (st == null) {
-      return true;
-    }
-    if (st.announced.size() > calls.size()) {
-      return false;
-    }
-    for (int i = 0; i < st.announced.size(); i++) {
-      Announced a = st.announced.get(i);
-      if (!a.id.equals(calls.get(i).id()) || !a.name.equals(calls.get(i).name())) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The tool phase of a response whose calls are validated and being authorized: {@code executing_tools} at once
-   * when no call waits for a decision, else {@code awaiting_tool_approval} until none does. The calls' tools start
-   * only after {@code executing_tools} has been published (the batch is held until then).
-   */
-  private void toolPhase(Turn t, Streamed st, Batch batch) {
-    CompletableFuture<Void> authorized = st.batch.whenAuthorized().toCompletableFuture();
-    boolean waiting;
-    boolean won;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      waiting = !authorized.isDone();
-      won = waiting
-          ? conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
-              ConversationReasons.APPROVAL_REQUIRED).won()
-          : conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
-              ConversationReasons.TOOLS_STARTED).won();
-    }
-    if (!won) {
-      stoppedOutside(t);
-    } else if (!waiting) {
-      runTools(t, st, batch);
-    } else {
-      authorized.whenComplete((x, e) -> guarded(t, () -> {
-        if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-            ConversationReasons.TOOLS_STARTED)) {
-          runTools(t, st, batch);
-        }
-      }));
-    }
-  }
-
-  /** In executing_tools (published): lets the batch's tools start, and waits for every call to end. */
-  private void runTools(Turn t, Streamed st, Batch batch) {
-    st.hold.complete(null);
-    batch.whenDone().whenComplete((results, e) -> guarded(t, () -> onBatchDone(t, results)));
-  }
-
-  /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
-  private void onAllRefused(Turn t, List<ToolCallRequest> calls) {
-    boolean won;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      won = conversation.toolError(ConversationState.PROCESSING_LLM_RESPONSE, calls.get(0).name(), t.refusals[0])
-          .won();
-      if (won) {
-        closeOut(t);
-      }
-    }
-    if (!won) {
-      stoppedOutside(t);
-    } else if (step(t, ConversationState.HANDLING_TOOL_ERROR, ConversationState.GENERATING_RESPONSE,
-        ConversationReasons.CONTINUING)) {
-      continueOrStop(t);
-    }
-  }
-
-  /** Every call of the batch has ended and its terminal event is out: processing_tool_results. */
-  private void onBatchDone(Turn t, List<CallResult> results) {
-    boolean won;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      won = conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
-          ConversationReasons.TOOLS_DONE).won();
-      if (won) {
-        closeOut(t);
-      }
-    }
-    if (!won) {
-      stoppedOutside(t);
-      return;
-    }
-    for (CallResult r : results) {
-      Optional<Tool> tool = runtime.registry().find(r.toolName());
-      if (tool.isPresent() && tool.get().definition().returnDirect() && !r.isError()) {
-        finish(t, TurnResult.Ending.RETURN_DIRECT, r.messageForModel(),
-            () -> conversation.stopTurn(ConversationReasons.RETURN_DIRECT));
-        return;
-      }
-    }
-    if (step(t, ConversationState.PROCESSING_TOOL_RESULTS, ConversationState.GENERATING_RESPONSE,
-        ConversationReasons.CONTINUING)) {
-      continueOrStop(t);
-    }
-  }
-
   /** In generating_response: the next model request, unless the round-trip limit stops the turn. */
-  private void continueOrStop(Turn t) {
+  void continueOrStop(Turn t) {
     GuardDecision d = TurnGuards.checkRoundTrip(limits, conversation.snapshot().roundTrips());
     if (!d.allowed()) {
       finish(t, TurnResult.Ending.ROUND_TRIP_LIMIT, d.message(),
@@ -641,7 +360,7 @@ public final class Agent {
   // --- steps, ends and results ----------------------------------------------------------------------------------
 
   /** Whether {@code t} is the turn under way and has not ended. Under lock. */
-  private boolean live(Turn t) {
+  boolean live(Turn t) {
     return !t.ended && current == t;
   }
 
@@ -649,7 +368,7 @@ public final class Agent {
    * One change of the conversation by turn {@code t}: made only while {@code t} is live. A change lost although the
    * turn is live means something outside the agent moved the conversation: the turn ends.
    */
-  private boolean step(Turn t, ConversationState from, ConversationState to, Reason reason) {
+  boolean step(Turn t, ConversationState from, ConversationState to, Reason reason) {
     synchronized (lock) {
       if (!live(t)) {
         return false;
@@ -662,13 +381,13 @@ public final class Agent {
     return false;
   }
 
-  private void stoppedOutside(Turn t) {
+  void stoppedOutside(Turn t) {
     finish(t, TurnResult.Ending.ABORTED, "The turn was stopped outside the agent; the conversation is "
         + conversation.state().wireName() + ".", () -> conversation.stopTurn(ConversationReasons.ABORTED));
   }
 
   /** Stores the batch in the turn; when the turn has already ended, cancels it instead and returns false. */
-  private boolean attach(Turn t, Batch batch) {
+  boolean attach(Turn t, Batch batch) {
     synchronized (lock) {
       if (live(t)) {
         t.batch = batch;
@@ -684,7 +403,7 @@ public final class Agent {
    * are cancelled, and under {@link dev.toolcall.execution.ExecutionOrder#SEQUENTIAL} that opens the next call's
    * gate, which could then start its tool before it is cancelled.
    */
-  private static void cancelAll(Batch batch, String reason) {
+  static void cancelAll(Batch batch, String reason) {
     List<ToolCall> calls = batch.calls();
     for (int i = calls.size() - 1; i >= 0; i--) {
       calls.get(i).cancel(reason);
@@ -696,7 +415,7 @@ public final class Agent {
    * what is left of the turn's tool calls, adds the result message of each call of the latest response; then
    * completes the turn's stage.
    */
-  private void finish(Turn t, TurnResult.Ending ending, String text, Runnable end) {
+  void finish(Turn t, TurnResult.Ending ending, String text, Runnable end) {
     TurnResult result;
     synchronized (lock) {
       result = endLocked(t, ending, text, end);
@@ -708,7 +427,7 @@ public final class Agent {
   }
 
   /** {@link #finish} without completing the stage; null when the turn had already ended. Under lock. */
-  private TurnResult endLocked(Turn t, TurnResult.Ending ending, String text, Runnable end) {
+  TurnResult endLocked(Turn t, TurnResult.Ending ending, String text, Runnable end) {
     if (t.ended) {
       return null;
     }
@@ -718,7 +437,7 @@ public final class Agent {
     if (t.batch != null) {
       cancelAll(t.batch, why);
     }
-    Streamed st = t.stream;
+    StreamedCalls.Streamed st = t.stream;
     if (st != null) {
       st.batch.cancelAll(why);
       st.hold.complete(null); // nothing left to start: lets the cancelled calls' pipelines finish
@@ -731,7 +450,7 @@ public final class Agent {
    * Adds one result message per call of the latest response that has none yet, in request order: the guard's
    * refusal, the call's terminal outcome, or a cancellation for a call that never ran. Under lock.
    */
-  private void closeOut(Turn t) {
+  void closeOut(Turn t) {
     List<ToolCallRequest> open = t.open;
     for (int i = 0; i < open.size(); i++) {
       ToolCallRequest c = open.get(i);
@@ -766,7 +485,7 @@ public final class Agent {
     t.open(List.of());
   }
 
-  private void guarded(Turn t, Runnable step) {
+  void guarded(Turn t, Runnable step) {
     try {
       step.run();
     } catch (RuntimeException e) {
@@ -787,7 +506,7 @@ public final class Agent {
    * A new turn started although the current one has not ended: something outside the agent moved the conversation
    * to idle or failed. Ends the old turn as aborted, without touching the conversation. Under lock.
    */
-  private Turn supersede() {
+  Turn supersede() {
     Turn old = current;
     if (old == null || old.ended) {
       return null;
@@ -797,87 +516,15 @@ public final class Agent {
     return old;
   }
 
-  private static void complete(Turn superseded) {
+  static void complete(Turn superseded) {
     if (superseded != null && superseded.superseded != null) {
       superseded.result.complete(superseded.superseded);
     }
   }
 
-  private static CompletionStage<TurnResult> refused(ConversationSnapshot s) {
+  static CompletionStage<TurnResult> refused(ConversationSnapshot s) {
     return CompletableFuture.failedFuture(new IllegalStateException("a turn is already responding (conversation "
         + s.conversationId() + " is " + s.state().wireName() + "): wait for its result or abort it"));
-  }
-
-  /** One turn: its stage, and what the loop knows about it. Fields marked guarded are read and written under lock. */
-  private static final class Turn {
-    final boolean command;
-    final CompletableFuture<TurnResult> result = new CompletableFuture<>();
-    /** Every tool call request of the turn, refused ones included; only the loop's current step touches it. */
-    final List<ToolCallRequest> requested = new ArrayList<>();
-    final List<ToolResultMessage> toolResults = new ArrayList<>(); // guarded
-    final List<CallResult> callResults = new ArrayList<>(); // guarded
-    boolean ended; // guarded
-    boolean lostStep; // the loop's current step only
-    TurnResult superseded; // guarded
-    Batch batch; // guarded
-    /** The calls of the response being streamed (or, after it, of the latest response); null before any. */
-    Streamed stream; // guarded
-    /** The calls of the latest response still without a result message, with what is known of each. */
-    List<ToolCallRequest> open = List.of(); // guarded
-    String[] refusals = new String[0]; // guarded
-    int[] scheduledIndex = new int[0]; // guarded
-
-    Turn(boolean command) {
-      this.command = command;
-    }
-
-    void open(List<ToolCallRequest> calls) {
-      open = List.copyOf(calls);
-      refusals = new String[calls.size()];
-      scheduledIndex = new int[calls.size()];
-      Arrays.fill(scheduledIndex, -1);
-      if (calls.isEmpty()) {
-        batch = null;
-      }
-    }
-  }
-
-  /**
-   * The tool calls of one response as it streams: the open batch, the hold that keeps their tools from starting
-   * before {@code executing_tools}, and per call what the loop knows. The lists, the map and the loop fields are
-   * touched by the stream's thread (one delta at a time) and then by the step that handles the complete response
-   * (after the stream's stage completed); {@code batch.cancelAll} and {@code hold} by any thread.
-   */
-  private static final class Streamed {
-    final CompletableFuture<Void> hold = new CompletableFuture<>();
-    /** How many requests of the turn the guards had seen before this response. */
-    final int requestedMark;
-    final List<Announced> announced = new ArrayList<>();
-    final Map<String, Announced> open = new HashMap<>();
-    OpenBatch batch;
-    GuardDecision loop;
-    int loopIndex = -1;
-    /** Set under the agent's lock once the complete response is handled: later deltas are ignored. */
-    boolean responded;
-
-    Streamed(int requestedMark) {
-      this.requestedMark = requestedMark;
-    }
-  }
-
-  /** One announced call: its id, tool name, call and raw arguments so far, and the guard's refusal if any. */
-  private static final class Announced {
-    final String id;
-    final String name;
-    final ToolCall call;
-    final StringBuilder raw = new StringBuilder();
-    String refusal;
-
-    Announced(String id, String name, ToolCall call) {
-      this.id = id;
-      this.name = name;
-      this.call = call;
-    }
   }
 
   /** Builds an {@link Agent}; not thread-safe; each setter checks its value at once, naming the parameter. */

@@ -1,0 +1,250 @@
+package dev.toolcall.conversation;
+
+import dev.toolcall.FailureKind;
+import dev.toolcall.ToolCall;
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.OpenBatch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The assembly of the tool calls a model streams, for one {@link Agent}: a call is announced on the scheduler's open
+ * batch as soon as the stream names it, its argument fragments fill in, and once they are complete the per-call guards
+ * decide whether it is validated and authorized (its tool waits for the tool phase) or refused. Runs on the stream's
+ * thread, one delta at a time; every read or write of the turn's state holds the agent's lock.
+ */
+final class StreamedCalls {
+  private final Agent agent;
+
+  StreamedCalls(Agent agent) {
+    this.agent = agent;
+  }
+
+  /**
+   * One delta of the response being streamed (the stream's thread, one delta at a time): a call is created when
+   * announced, its arguments fill in, and once they are complete the guards decide whether it is validated and
+   * authorized (its tool waits for the tool phase) or refused.
+   */
+  void onDelta(Turn t, ModelDelta d) {
+    if (d instanceof ModelDelta.ToolCallStarted s) {
+      Streamed st;
+      synchronized (agent.lock) {
+        if (!agent.live(t)) {
+          return;
+        }
+        st = t.stream;
+        if (st != null && st.responded) {
+          return; // a client that streams after its response (against the contract): ignored
+        }
+        if (st == null) {
+          st = new Streamed(t.requested.size());
+          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold);
+          t.stream = st;
+        }
+      }
+      ToolCall call = agent.parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
+          : st.batch.announce(s.callId(), s.toolName(), agent.parentCallId);
+      Announced a = new Announced(s.callId(), s.toolName(), call);
+      st.announced.add(a);
+      st.open.put(a.id, a);
+    } else if (d instanceof ModelDelta.ToolCallArguments f) {
+      Streamed st = stream(t);
+      Announced a = st == null ? null : st.open.get(f.callId());
+      if (a != null) {
+        a.raw.append(f.fragment());
+        st.batch.appendArguments(a.call, f.fragment());
+      }
+    } else if (d instanceof ModelDelta.ToolCallCompleted c) {
+      Streamed st = stream(t);
+      Announced a = st == null ? null : st.open.remove(c.callId());
+      if (a != null) {
+        onCallComplete(t, st, a);
+      }
+    }
+  }
+
+  void onResponse(Turn t, ModelResponse response) {
+    List<ToolCallRequest> calls = response.toolCalls();
+    Streamed st;
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      st = t.stream;
+    }
+    if (!streamedAsResponse(st, calls)) {
+      dropStream(t, "the model's streamed tool calls differ from its response");
+      agent.onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+          "the model client streamed other tool calls than its response holds"));
+      return;
+    }
+    // a client whose stream did not announce (all) its calls: they take the same path now
+    for (int i = st == null ? 0 : st.announced.size(); i < calls.size(); i++) {
+      ToolCallRequest c = calls.get(i);
+      onDelta(t, new ModelDelta.ToolCallStarted(c.id(), c.name()));
+      onDelta(t, new ModelDelta.ToolCallArguments(c.id(), c.rawArguments()));
+      onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
+    }
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      st = t.stream;
+      if (st != null) {
+        st.responded = true;
+      }
+      if (!agent.conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
+          ConversationReasons.MODEL_RESPONDED).won()) {
+        t.lostStep = true;
+      } else {
+        agent.messages.add(response.toMessage());
+        t.open(calls);
+        for (int i = 0; i < calls.size(); i++) {
+          t.scheduledIndex[i] = i;
+          t.refusals[i] = st.loop == null ? st.announced.get(i).refusal
+              : i == st.loopIndex ? st.loop.message() : Agent.LOOP_NOT_RUN;
+        }
+      }
+    }
+    if (t.lostStep) {
+      agent.stoppedOutside(t);
+      return;
+    }
+    if (!response.hasToolCalls()) {
+      agent.finish(t, TurnResult.Ending.ANSWERED, response.text(),
+          () -> agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.IDLE,
+              ConversationReasons.FINAL_ANSWER));
+      return;
+    }
+    Batch batch = st.batch.seal();
+    if (!agent.attach(t, batch)) {
+      return;
+    }
+    if (st.loop != null) {
+      agent.finish(t, TurnResult.Ending.LOOP_DETECTED, st.loop.message(),
+          () -> agent.conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
+      return;
+    }
+    boolean allRefused = true;
+    for (Announced a : st.announced) {
+      allRefused &= a.refusal != null;
+    }
+    if (allRefused) {
+      batch.whenDone().whenComplete((results, e) -> agent.guarded(t, () -> agent.tools.onAllRefused(t, calls)));
+      return;
+    }
+    agent.tools.toolPhase(t, st, batch);
+  }
+
+  /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */
+  Streamed stream(Turn t) {
+    synchronized (agent.lock) {
+      Streamed st = agent.live(t) ? t.stream : null;
+      return st == null || st.responded ? null : st;
+    }
+  }
+
+  /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
+  void onCallComplete(Turn t, Streamed st, Announced a) {
+    ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
+    GuardDecision d = null;
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      if (st.loop == null) {
+        d = TurnGuards.checkToolCall(agent.limits, t.requested, request);
+        if (d.verdict() == GuardDecision.Verdict.LOOP_DETECTED) {
+          st.loop = d;
+          st.loopIndex = st.announced.indexOf(a);
+        } else {
+          t.requested.add(request);
+        }
+      }
+    }
+    if (d != null && d.allowed()) {
+      st.batch.complete(a.call);
+      return;
+    }
+    a.refusal = d != null ? d.message() : Agent.LOOP_NOT_RUN;
+    st.batch.fail(a.call, FailureKind.LIMIT_EXCEEDED, a.refusal);
+  }
+
+  /**
+   * The response failed or was discarded: its calls are cancelled (those whose arguments were complete first, so
+   * nothing starts), the stream's guard records are undone, and the batch is sealed.
+   */
+  void dropStream(Turn t, String reason) {
+    Streamed st;
+    synchronized (agent.lock) {
+      st = t.stream;
+      t.stream = null;
+      if (st != null && agent.live(t)) {
+        t.requested.subList(st.requestedMark, t.requested.size()).clear();
+      }
+    }
+    if (st != null) {
+      st.batch.cancelAll(reason);
+      st.batch.seal();
+      st.hold.complete(null);
+    }
+  }
+
+  /** Whether the calls the stream announced are the first calls of the response (same ids and names, in order). */
+  static boolean streamedAsResponse(Streamed st, List<ToolCallRequest> calls) {
+    if (st == null) {
+      return true;
+    }
+    if (st.announced.size() > calls.size()) {
+      return false;
+    }
+    for (int i = 0; i < st.announced.size(); i++) {
+      Announced a = st.announced.get(i);
+      if (!a.id.equals(calls.get(i).id()) || !a.name.equals(calls.get(i).name())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The tool calls of one response as it streams: the open batch, the hold that keeps their tools from starting
+   * before {@code executing_tools}, and per call what the loop knows. The lists, the map and the loop fields are
+   * touched by the stream's thread (one delta at a time) and then by the step that handles the complete response
+   * (after the stream's stage completed); {@code batch.cancelAll} and {@code hold} by any thread.
+   */
+  static final class Streamed {
+    final CompletableFuture<Void> hold = new CompletableFuture<>();
+    /** How many requests of the turn the guards had seen before this response. */
+    final int requestedMark;
+    final List<Announced> announced = new ArrayList<>();
+    final Map<String, Announced> open = new HashMap<>();
+    OpenBatch batch;
+    GuardDecision loop;
+    int loopIndex = -1;
+    /** Set under the agent's lock once the complete response is handled: later deltas are ignored. */
+    boolean responded;
+
+    Streamed(int requestedMark) {
+      this.requestedMark = requestedMark;
+    }
+  }
+
+  /** One announced call: its id, tool name, call and raw arguments so far, and the guard's refusal if any. */
+  static final class Announced {
+    final String id;
+    final String name;
+    final ToolCall call;
+    final StringBuilder raw = new StringBuilder();
+    String refusal;
+
+    Announced(String id, String name, ToolCall call) {
+      this.id = id;
+      this.name = name;
+      this.call = call;
+    }
+  }
+}

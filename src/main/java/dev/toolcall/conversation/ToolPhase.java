@@ -1,0 +1,114 @@
+package dev.toolcall.conversation;
+
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.tool.Tool;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The tool phase of one {@link Agent} turn: from a response's validated calls to {@code executing_tools} (through
+ * {@code awaiting_tool_approval} while a call waits for a decision), the release of the batch's tools, and the end of
+ * the batch ({@code processing_tool_results}, or {@code handling_tool_error} when a guard refused every call). Runs on
+ * the threads that complete the batch's stages; every change of the conversation holds the agent's lock.
+ */
+final class ToolPhase {
+  private final Agent agent;
+
+  ToolPhase(Agent agent) {
+    this.agent = agent;
+  }
+
+  /**
+   * The tool phase of a response whose calls are validated and being authorized: {@code executing_tools} at once
+   * when no call waits for a decision, else {@code awaiting_tool_approval} until none does. The calls' tools start
+   * only after {@code executing_tools} has been published (the batch is held until then).
+   */
+  void toolPhase(Turn t, StreamedCalls.Streamed st, Batch batch) {
+    CompletableFuture<Void> authorized = st.batch.whenAuthorized().toCompletableFuture();
+    boolean waiting;
+    boolean won;
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      waiting = !authorized.isDone();
+      won = waiting
+          ? agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
+              ConversationReasons.APPROVAL_REQUIRED).won()
+          : agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
+              ConversationReasons.TOOLS_STARTED).won();
+    }
+    if (!won) {
+      agent.stoppedOutside(t);
+    } else if (!waiting) {
+      runTools(t, st, batch);
+    } else {
+      authorized.whenComplete((x, e) -> agent.guarded(t, () -> {
+        if (agent.step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+            ConversationReasons.TOOLS_STARTED)) {
+          runTools(t, st, batch);
+        }
+      }));
+    }
+  }
+
+  /** In executing_tools (published): lets the batch's tools start, and waits for every call to end. */
+  void runTools(Turn t, StreamedCalls.Streamed st, Batch batch) {
+    st.hold.complete(null);
+    batch.whenDone().whenComplete((results, e) -> agent.guarded(t, () -> onBatchDone(t, results)));
+  }
+
+  /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
+  void onAllRefused(Turn t, List<ToolCallRequest> calls) {
+    boolean won;
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      won = agent.conversation.toolError(ConversationState.PROCESSING_LLM_RESPONSE, calls.get(0).name(), t.refusals[0])
+          .won();
+      if (won) {
+        agent.closeOut(t);
+      }
+    }
+    if (!won) {
+      agent.stoppedOutside(t);
+    } else if (agent.step(t, ConversationState.HANDLING_TOOL_ERROR, ConversationState.GENERATING_RESPONSE,
+        ConversationReasons.CONTINUING)) {
+      agent.continueOrStop(t);
+    }
+  }
+
+  /** Every call of the batch has ended and its terminal event is out: processing_tool_results. */
+  void onBatchDone(Turn t, List<CallResult> results) {
+    boolean won;
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      won = agent.conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
+          ConversationReasons.TOOLS_DONE).won();
+      if (won) {
+        agent.closeOut(t);
+      }
+    }
+    if (!won) {
+      agent.stoppedOutside(t);
+      return;
+    }
+    for (CallResult r : results) {
+      Optional<Tool> tool = agent.runtime.registry().find(r.toolName());
+      if (tool.isPresent() && tool.get().definition().returnDirect() && !r.isError()) {
+        agent.finish(t, TurnResult.Ending.RETURN_DIRECT, r.messageForModel(),
+            () -> agent.conversation.stopTurn(ConversationReasons.RETURN_DIRECT));
+        return;
+      }
+    }
+    if (agent.step(t, ConversationState.PROCESSING_TOOL_RESULTS, ConversationState.GENERATING_RESPONSE,
+        ConversationReasons.CONTINUING)) {
+      agent.continueOrStop(t);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.toolcall.conversation;
+
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallResult;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The state of one {@link Agent} turn: its stage, and what the loop knows about it. Fields marked guarded are read and
+ * written under the agent's lock; the others only by the loop's current step (one step at a time).
+ */
+final class Turn {
+  final boolean command;
+  final CompletableFuture<TurnResult> result = new CompletableFuture<>();
+  /** Every tool call request of the turn, refused ones included; only the loop's current step touches it. */
+  final List<ToolCallRequest> requested = new ArrayList<>();
+  final List<ToolResultMessage> toolResults = new ArrayList<>(); // guarded
+  final List<CallResult> callResults = new ArrayList<>(); // guarded
+  boolean ended; // guarded
+  boolean lostStep; // the loop's current step only
+  TurnResult superseded; // guarded
+  Batch batch; // guarded
+  /** The calls of the response being streamed (or, after it, of the latest response); null before any. */
+  StreamedCalls.Streamed stream; // guarded
+  /** The calls of the latest response still without a result message, with what is known of each. */
+  List<ToolCallRequest> open = List.of(); // guarded
+  String[] refusals = new String[0]; // guarded
+  int[] scheduledIndex = new int[0]; // guarded
+
+  Turn(boolean command) {
+    this.command = command;
+  }
+
+  void open(List<ToolCallRequest> calls) {
+    open = List.copyOf(calls);
+    refusals = new String[calls.size()];
+    scheduledIndex = new int[calls.size()];
+    Arrays.fill(scheduledIndex, -1);
+    if (calls.isEmpty()) {
+      batch = null;
+    }
+  }
+}
