@@ -15,10 +15,8 @@ import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,12 +24,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +89,7 @@ public final class PermissionService implements AutoCloseable {
    * be resolved while authorize() is still inserting it (an inline listener deciding on the PermissionAsked event),
    * authorize() re-checks done after each insertion and undoes it; finish() sets done before removing, so one of the
    * two always sees the other. The same pattern keeps close() and authorize() from missing each other (closed flag
-   * vs. byId). Waiters of nextRequest() are guarded by waitLock; the head of the queue is computed under it.
+   * vs. byId). The queue and its waiters for nextRequest() are a RequestQueue.
    */
 
   private static final Logger log = LoggerFactory.getLogger(PermissionService.class);
@@ -113,20 +106,15 @@ public final class PermissionService implements AutoCloseable {
 
   /** Set by any thread; read at each authorize. */
   private volatile ApprovalMode mode;
-  /** Set once, under waitLock. */
-  private volatile boolean closed;
 
   private final AtomicLong sequence = new AtomicLong();
   private final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
-  private final ConcurrentSkipListMap<Long, Pending> queue = new ConcurrentSkipListMap<>();
+  private final RequestQueue queue = new RequestQueue();
   /** Requests resolved recently: id -> the snapshot that resolved them, so a late decision learns what won. */
   private final Cache<String, ToolCallSnapshot> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
   /** Session id -> its grants (immutable lists, replaced atomically). */
-  private final ConcurrentHashMap<String, List<Grant>> sessionGrants = new ConcurrentHashMap<>();
+  private final SessionGrants sessionGrants = new SessionGrants();
 
-  private final Object waitLock = new Object();
-  /** Guarded by waitLock. */
-  private final List<CompletableFuture<PermissionRequest>> waiters = new ArrayList<>();
 
   private PermissionService(Builder b) {
     this.policy = b.policy;
@@ -160,7 +148,7 @@ public final class PermissionService implements AutoCloseable {
     Objects.requireNonNull(call, "call");
     Objects.requireNonNull(definition, "definition");
     for (;;) {
-      if (closed) {
+      if (queue.isClosed()) {
         return done(call.cancel(CLOSED).snapshot());
       }
       ToolCallSnapshot s = call.snapshot();
@@ -202,7 +190,7 @@ public final class PermissionService implements AutoCloseable {
       return done(s);
     }
     Instant now = clock.instant();
-    for (Grant g : sessionGrants.getOrDefault(call.sessionId(), List.of())) {
+    for (Grant g : sessionGrants.of(call.sessionId())) {
       if (g.covers(tool, args, now)) {
         return approve(call, "session grant " + g.form());
       }
@@ -246,7 +234,7 @@ public final class PermissionService implements AutoCloseable {
     long nanos = DeadlineTimer.clampedNanos(timeout);
     long deadlineTick = ticker.read() + nanos; // may wrap past Long.MAX_VALUE: only differences are compared
     Instant createdAt = clock.instant();
-    Instant deadline = saturatedPlus(createdAt, timeout);
+    Instant deadline = Durations.saturatedPlus(createdAt, timeout);
     long seq = sequence.incrementAndGet();
     String id = idPrefix + seq;
     Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
@@ -263,16 +251,16 @@ public final class PermissionService implements AutoCloseable {
     }
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
-    queue.put(seq, p);
+    queue.put(p);
     p.timer = deadlines.schedule(() -> onDeadline(p), timeout);
     call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
-      queue.remove(seq, p);
+      queue.remove(p);
       p.cancelTimer();
     } else {
-      signalWaiters();
+      queue.signalWaiters();
     }
-    if (closed) {
+    if (queue.isClosed()) {
       finish(p, call.cancel(CLOSED).snapshot());
     }
     return p.result.minimalCompletionStage();
@@ -291,7 +279,7 @@ public final class PermissionService implements AutoCloseable {
       return;
     }
     TransitionResult<ToolCallSnapshot> r = p.call.deny(DenialSource.TIMEOUT,
-        "It waited " + format(p.timeout) + " for an answer.");
+        "It waited " + Durations.format(p.timeout) + " for an answer.");
     if (r.snapshot().state() != ToolCallState.PERMISSION_PENDING) {
       finish(p, r.snapshot());
     }
@@ -305,7 +293,7 @@ public final class PermissionService implements AutoCloseable {
     String id = p.request.requestId();
     resolved.put(id, s);
     byId.remove(id, p);
-    queue.remove(p.seq, p);
+    queue.remove(p);
     p.cancelTimer();
     if (log.isDebugEnabled()) {
       log.debug("permission request {} of call {} resolved: {} ({})", id, p.call.callId(), s.state(), s.change());
@@ -321,14 +309,7 @@ public final class PermissionService implements AutoCloseable {
 
   /** The waiting requests, oldest first, each with the arguments as they are now. A copy. */
   public List<PermissionRequest> pending() {
-    List<PermissionRequest> out = new ArrayList<>();
-    for (Pending p : queue.values()) {
-      PermissionRequest r = p.current();
-      if (r != null) {
-        out.add(r);
-      }
-    }
-    return List.copyOf(out);
+    return queue.pending();
   }
 
   /** The request with {@code requestId}, as it is now, while it waits. */
@@ -344,7 +325,7 @@ public final class PermissionService implements AutoCloseable {
    * with {@link CancellationException}.
    */
   public CompletionStage<PermissionRequest> nextRequest() {
-    return next().minimalCompletionStage();
+    return queue.next().minimalCompletionStage();
   }
 
   /**
@@ -354,61 +335,7 @@ public final class PermissionService implements AutoCloseable {
    */
   public Optional<PermissionRequest> awaitNext(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
-    CompletableFuture<PermissionRequest> f = next();
-    try {
-      return Optional.of(f.get(Math.max(0, saturatedNanos(timeout)), TimeUnit.NANOSECONDS));
-    } catch (TimeoutException e) {
-      synchronized (waitLock) {
-        waiters.remove(f);
-      }
-      return f.isDone() && !f.isCompletedExceptionally() ? Optional.of(f.join()) : Optional.empty();
-    } catch (ExecutionException | CancellationException e) {
-      return Optional.empty();
-    }
-  }
-
-  private CompletableFuture<PermissionRequest> next() {
-    synchronized (waitLock) {
-      if (closed) {
-        return CompletableFuture.failedFuture(new CancellationException(CLOSED));
-      }
-      PermissionRequest head = head();
-      if (head != null) {
-        return CompletableFuture.completedFuture(head);
-      }
-      CompletableFuture<PermissionRequest> f = new CompletableFuture<>();
-      waiters.add(f);
-      return f;
-    }
-  }
-
-  private PermissionRequest head() {
-    for (Pending p : queue.values()) {
-      PermissionRequest r = p.current();
-      if (r != null) {
-        return r;
-      }
-    }
-    return null;
-  }
-
-  private void signalWaiters() {
-    List<CompletableFuture<PermissionRequest>> ws;
-    PermissionRequest head;
-    synchronized (waitLock) {
-      if (waiters.isEmpty()) {
-        return;
-      }
-      head = head();
-      if (head == null) {
-        return;
-      }
-      ws = new ArrayList<>(waiters);
-      waiters.clear();
-    }
-    for (CompletableFuture<PermissionRequest> f : ws) {
-      f.complete(head);
-    }
+    return queue.awaitNext(timeout);
   }
 
   /**
@@ -445,7 +372,7 @@ public final class PermissionService implements AutoCloseable {
       r = call.transition(pp, v, approved, Reason.APPROVED_FOR_SESSION);
       if (r.won()) {
         Grant g = new Grant("session-" + requestId, call.toolName(), d.arguments(), clock.instant(), null);
-        sessionGrants.merge(call.sessionId(), List.of(g), PermissionService::concat);
+        sessionGrants.add(call.sessionId(), g);
         grant = Optional.of(g);
       }
     } else if (decision instanceof Decision.ApproveAlways d) {
@@ -453,7 +380,7 @@ public final class PermissionService implements AutoCloseable {
       if (r.won()) {
         Instant now = clock.instant();
         Grant g = new Grant("grant-" + requestId, call.toolName(), d.arguments(), now,
-            d.expiry() == null ? null : saturatedPlus(now, d.expiry()));
+            d.expiry() == null ? null : Durations.saturatedPlus(now, d.expiry()));
         try {
           grantStore.add(g);
           grant = Optional.of(g);
@@ -490,13 +417,6 @@ public final class PermissionService implements AutoCloseable {
         : DecisionResult.Lost.of(id, s);
   }
 
-  private static List<Grant> concat(List<Grant> a, List<Grant> b) {
-    List<Grant> out = new ArrayList<>(a.size() + b.size());
-    out.addAll(a);
-    out.addAll(b);
-    return List.copyOf(out);
-  }
-
   // ------------------------------------------------------------------------------------------------ configuration
 
   /** The current approval mode. */
@@ -521,30 +441,24 @@ public final class PermissionService implements AutoCloseable {
 
   /** The grants made by "approve for session" in {@code sessionId}, oldest first. */
   public List<Grant> sessionGrants(String sessionId) {
-    return sessionGrants.getOrDefault(Objects.requireNonNull(sessionId, "sessionId"), List.of());
+    return sessionGrants.of(Objects.requireNonNull(sessionId, "sessionId"));
   }
 
   /** Revokes one session grant; returns whether there was one. */
   public boolean revokeSessionGrant(String sessionId, String grantId) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(grantId, "grantId");
-    AtomicBoolean removed = new AtomicBoolean();
-    sessionGrants.computeIfPresent(sessionId, (k, list) -> {
-      List<Grant> next = new ArrayList<>(list);
-      removed.set(next.removeIf(g -> g.id().equals(grantId)));
-      return next.isEmpty() ? null : List.copyOf(next);
-    });
-    return removed.get();
+    return sessionGrants.revoke(sessionId, grantId);
   }
 
   /** Forgets every session grant of {@code sessionId} (call it when the session ends). */
   public void forgetSession(String sessionId) {
-    sessionGrants.remove(Objects.requireNonNull(sessionId, "sessionId"));
+    sessionGrants.forget(Objects.requireNonNull(sessionId, "sessionId"));
   }
 
   /** Whether {@link #close()} was called. */
   public boolean isClosed() {
-    return closed;
+    return queue.isClosed();
   }
 
   /**
@@ -553,17 +467,8 @@ public final class PermissionService implements AutoCloseable {
    */
   @Override
   public void close() {
-    List<CompletableFuture<PermissionRequest>> ws;
-    synchronized (waitLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      ws = new ArrayList<>(waiters);
-      waiters.clear();
-    }
-    for (CompletableFuture<PermissionRequest> f : ws) {
-      f.completeExceptionally(new CancellationException(CLOSED));
+    if (!queue.close()) {
+      return;
     }
     for (Pending p : byId.values()) {
       ToolCallSnapshot s = p.call.cancel(CLOSED).snapshot();
@@ -578,83 +483,8 @@ public final class PermissionService implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "PermissionService[mode=" + mode + ", pending=" + queue.size() + (closed ? ", closed" : "") + "]";
-  }
-
-  // ------------------------------------------------------------------------------------------------------ helpers
-
-  static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
-  }
-
-  static Instant saturatedPlus(Instant t, Duration d) {
-    try {
-      return t.plus(d);
-    } catch (DateTimeException | ArithmeticException e) {
-      return Instant.MAX;
-    }
-  }
-
-  static String format(Duration d) {
-    if (d.compareTo(Duration.ofDays(1)) >= 0) {
-      return d.toDays() + " days";
-    }
-    if (d.toMillis() % 1000 == 0) {
-      long s = d.getSeconds();
-      return s % 60 == 0 && s >= 60 ? (s / 60) + " min" : s + " s";
-    }
-    return d.toMillis() + " ms";
-  }
-
-  /** One waiting request. Immutable after construction except as noted. */
-  private static final class Pending {
-    final long seq;
-    final ToolCall call;
-    final Duration timeout;
-    /** The request as opened; {@link #request(ToolCallSnapshot)} rebuilds it for newer arguments. */
-    final PermissionRequest request;
-    /** Completed once, by finish(). */
-    final CompletableFuture<ToolCallSnapshot> result = new CompletableFuture<>();
-    /** Set once, by finish() (or by ask() when the request never opened). */
-    final AtomicBoolean done = new AtomicBoolean();
-    /** The deadline task; written by ask() and onDeadline(), read by finish(). */
-    volatile DeadlineTimer.Handle timer;
-    /** The request for the latest arguments seen; racy cache of immutable values. */
-    volatile PermissionRequest latest;
-
-    Pending(long seq, ToolCall call, Duration timeout, PermissionRequest request) {
-      this.seq = seq;
-      this.call = call;
-      this.timeout = timeout;
-      this.request = request;
-      this.latest = request;
-    }
-
-    /** The request as it is now, or null once the call left PERMISSION_PENDING. */
-    PermissionRequest current() {
-      ToolCallSnapshot s = call.snapshot();
-      return done.get() || s.state() != ToolCallState.PERMISSION_PENDING ? null : request(s);
-    }
-
-    PermissionRequest request(ToolCallSnapshot s) {
-      PermissionRequest r = latest;
-      if (r.argumentsVersion() != s.argumentsVersion()) {
-        r = request.withArguments(s.arguments(), s.argumentsVersion());
-        latest = r;
-      }
-      return r;
-    }
-
-    void cancelTimer() {
-      DeadlineTimer.Handle h = timer;
-      if (h != null) {
-        h.cancel();
-      }
-    }
+    return "PermissionService[mode=" + mode + ", pending=" + queue.size() + (queue.isClosed() ? ", closed" : "")
+        + "]";
   }
 
   /**

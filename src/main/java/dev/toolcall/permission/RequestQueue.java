@@ -1,0 +1,135 @@
+package dev.toolcall.permission;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The waiting requests of one {@link PermissionService} in arrival order, and the UI's waiters for the next one.
+ *
+ * <p>Entries are keyed by their sequence number; a resolved entry may stay until its resolver removes it, so the head
+ * is the oldest entry whose call still waits ({@link Pending#current()}). Waiters and the closed flag are guarded by
+ * {@code waitLock}; the head handed to waiters is computed under it, so a waiter registered after an entry was put is
+ * signalled by that put, and one registered before is found by the head check. Thread-safe.
+ */
+final class RequestQueue {
+  private final ConcurrentSkipListMap<Long, Pending> entries = new ConcurrentSkipListMap<>();
+  private final Object waitLock = new Object();
+  /** Guarded by waitLock. */
+  private final List<CompletableFuture<PermissionRequest>> waiters = new ArrayList<>();
+  /** Set once, under waitLock. */
+  private volatile boolean closed;
+
+  void put(Pending p) {
+    entries.put(p.seq, p);
+  }
+
+  void remove(Pending p) {
+    entries.remove(p.seq, p);
+  }
+
+  int size() {
+    return entries.size();
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** The waiting requests, oldest first, as they are now. */
+  List<PermissionRequest> pending() {
+    List<PermissionRequest> out = new ArrayList<>();
+    for (Pending p : entries.values()) {
+      PermissionRequest r = p.current();
+      if (r != null) {
+        out.add(r);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** Completes with the oldest waiting request, at once if there is one; fails with cancellation once closed. */
+  CompletableFuture<PermissionRequest> next() {
+    synchronized (waitLock) {
+      if (closed) {
+        return CompletableFuture.failedFuture(new CancellationException(PermissionService.CLOSED));
+      }
+      PermissionRequest head = head();
+      if (head != null) {
+        return CompletableFuture.completedFuture(head);
+      }
+      CompletableFuture<PermissionRequest> f = new CompletableFuture<>();
+      waiters.add(f);
+      return f;
+    }
+  }
+
+  /** Blocks up to {@code timeout} for {@link #next()}; empty when none came in time or the queue closed. */
+  Optional<PermissionRequest> awaitNext(Duration timeout) throws InterruptedException {
+    CompletableFuture<PermissionRequest> f = next();
+    try {
+      return Optional.of(f.get(Math.max(0, Durations.saturatedNanos(timeout)), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException e) {
+      synchronized (waitLock) {
+        waiters.remove(f);
+      }
+      return f.isDone() && !f.isCompletedExceptionally() ? Optional.of(f.join()) : Optional.empty();
+    } catch (ExecutionException | CancellationException e) {
+      return Optional.empty();
+    }
+  }
+
+  private PermissionRequest head() {
+    for (Pending p : entries.values()) {
+      PermissionRequest r = p.current();
+      if (r != null) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** Hands the head, if any, to every waiter. */
+  void signalWaiters() {
+    List<CompletableFuture<PermissionRequest>> ws;
+    PermissionRequest head;
+    synchronized (waitLock) {
+      if (waiters.isEmpty()) {
+        return;
+      }
+      head = head();
+      if (head == null) {
+        return;
+      }
+      ws = new ArrayList<>(waiters);
+      waiters.clear();
+    }
+    for (CompletableFuture<PermissionRequest> f : ws) {
+      f.complete(head);
+    }
+  }
+
+  /** Closes once: every waiter fails with cancellation. False if it was closed already. */
+  boolean close() {
+    List<CompletableFuture<PermissionRequest>> ws;
+    synchronized (waitLock) {
+      if (closed) {
+        return false;
+      }
+      closed = true;
+      ws = new ArrayList<>(waiters);
+      waiters.clear();
+    }
+    for (CompletableFuture<PermissionRequest> f : ws) {
+      f.completeExceptionally(new CancellationException(PermissionService.CLOSED));
+    }
+    return true;
+  }
+}
