@@ -1,0 +1,204 @@
+package dev.toolcall.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.langchain4j.agent.tool.P;
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.service.tool.DefaultToolExecutor;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.event.EventListener;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.permission.PermissionPolicy;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolResult;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.method.MethodToolCallback;
+import org.springframework.ai.tool.support.ToolDefinitions;
+
+/**
+ * The whole path of one tool call, side by side with what a Java user would otherwise use. Every path takes the
+ * same model-produced JSON text for a three-property tool ({@code path}, {@code content}, {@code overwrite}), runs a
+ * no-op tool body on the caller's thread and produces the text sent back to the model.
+ *
+ * <ul>
+ *   <li>{@code direct}: Jackson parses the JSON and the tool body is called with its fields (the floor).
+ *   <li>{@code toolcallRuntime}: one call through {@link ToolCallRuntime#schedule}: the registry lookup, JSON parsing
+ *       with its limits, JSON-Schema validation of the three properties, a policy of 10 rules (none matching, so
+ *       every rule is tried), the PENDING / RUNNING / COMPLETED changes of the call, each published to one inline
+ *       subscriber, the batch, and the result in request order.
+ *   <li>{@code langchain4jDefaultToolExecutor}: an {@code @Tool} method run from a {@code ToolExecutionRequest} by
+ *       LangChain4j's {@code DefaultToolExecutor}: JSON parsing and reflective binding of the arguments; no schema
+ *       validation, no policy, no events, no state.
+ *   <li>{@code springAiMethodToolCallback}: Spring AI's {@code MethodToolCallback.call(json)}: JSON parsing and
+ *       reflective binding; no schema validation, no policy, no events.
+ *   <li>{@code springAiToolCallingManager}: Spring AI's {@code DefaultToolCallingManager.executeToolCalls} on a
+ *       prompt and an assistant message with the tool call, the closest in scope to ours: it resolves the callback,
+ *       runs it inside a Micrometer observation (no-op registry) and builds the conversation history with the tool
+ *       response message; no schema validation, no policy.
+ * </ul>
+ *
+ * <p>The MCP Java SDK (io.modelcontextprotocol.sdk:mcp) has no in-process transport: a tool call reaches a server's
+ * handler only through a transport session (stdio or HTTP) with JSON-RPC framing, so its handler path is not
+ * measured here (its handler itself is a lambda, which is {@code direct}).
+ *
+ * <pre>
+ * mvn -P jmh package
+ * java -jar target/benchmarks.jar WholePath -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc \
+ *     -prof dev.toolcall.execution.CpuTimeProfiler -jvmArgsAppend "-Xms2g -Xmx2g -XX:+AlwaysPreTouch"
+ * </pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class WholePathBenchmark {
+
+  static final String ARGS = "{\"path\":\"src/main/java/App.java\",\"content\":\"class App {}\",\"overwrite\":false}";
+  static final String SCHEMA = "{\"type\":\"object\",\"properties\":{"
+      + "\"path\":{\"type\":\"string\",\"description\":\"the file to write\"},"
+      + "\"content\":{\"type\":\"string\",\"description\":\"what to write\"},"
+      + "\"overwrite\":{\"type\":\"boolean\",\"description\":\"replace an existing file\"}},"
+      + "\"required\":[\"path\",\"content\"],\"additionalProperties\":false}";
+
+  /** The tool body every path runs. */
+  static String writeFile(String path, String content, boolean overwrite) {
+    return "wrote " + content.length() + " chars to " + path + (overwrite ? " (replaced)" : "");
+  }
+
+  /** The same tool for LangChain4j and Spring AI, as an annotated method. */
+  public static final class Files {
+    @Tool("Writes a file")
+    @org.springframework.ai.tool.annotation.Tool(description = "Writes a file")
+    public String writeFile(@P("the file to write") String path, @P("what to write") String content,
+        @P("replace an existing file") boolean overwrite) {
+      return WholePathBenchmark.writeFile(path, content, overwrite);
+    }
+  }
+
+  private final ObjectMapper mapper = new ObjectMapper();
+  private ToolCallRuntime runtime;
+  private long ids;
+  private DefaultToolExecutor lc4j;
+  private ToolExecutionRequest lc4jRequest;
+  private MethodToolCallback springCallback;
+  private DefaultToolCallingManager springManager;
+  private Prompt springPrompt;
+  private ChatResponse springResponse;
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    dev.toolcall.tool.Tool tool = dev.toolcall.tool.Tool.of(ToolDefinition.builder("write_file")
+        .description("Writes a file").parameters(mapper.readTree(SCHEMA)).requiresApproval(false).build(), inv -> {
+          JsonNode a = inv.arguments().asJson();
+          return ToolResult.of(writeFile(a.get("path").asText(), a.get("content").asText(),
+              a.path("overwrite").asBoolean(false)));
+        });
+    PermissionPolicy policy = PermissionPolicy.builder()
+        .deny("shell(rm -rf:*)").deny("shell(sudo:*)").deny("shell(curl:*)").ask("shell(git push:*)")
+        .allow("shell(npm test:*)").allow("shell(mvn:*)").allow("read_file").allow("list_*")
+        .ask("deploy").deny("mcp__*").build();
+    runtime = ToolCallRuntime.builder().tools(tool).permissions(p -> p.policy(policy))
+        .scheduler(s -> s.executor(Runnable::run)).build();
+    runtime.events().subscribe(new EventListener() {
+      long seen;
+
+      @Override
+      public void onEvent(dev.toolcall.event.Event e) {
+        seen++;
+      }
+    });
+
+    Method m = Files.class.getMethod("writeFile", String.class, String.class, boolean.class);
+    Files files = new Files();
+    lc4j = new DefaultToolExecutor(files, m);
+    lc4jRequest = ToolExecutionRequest.builder().id("call_1").name("writeFile").arguments(ARGS).build();
+
+    springCallback = MethodToolCallback.builder().toolDefinition(ToolDefinitions.from(m)).toolMethod(m)
+        .toolObject(files).build();
+    springManager = DefaultToolCallingManager.builder().build();
+    springPrompt = new Prompt(List.of(new UserMessage("write the app")),
+        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false).build());
+    AssistantMessage assistant = AssistantMessage.builder().content("")
+        .toolCalls(List.of(new AssistantMessage.ToolCall("call_1", "function", "writeFile", ARGS))).build();
+    springResponse = new ChatResponse(List.of(new Generation(assistant)));
+
+    // every path must give the same text for the model
+    String expected = direct();
+    check("toolcallRuntime", toolcallRuntime(), expected);
+    check("langchain4j", langchain4jDefaultToolExecutor(), "\"" + expected + "\"", expected);
+    check("springAiMethodToolCallback", springAiMethodToolCallback(), "\"" + expected + "\"", expected);
+    ToolExecutionResult r = springAiToolCallingManager();
+    ToolResponseMessage last = (ToolResponseMessage) r.conversationHistory().get(r.conversationHistory().size() - 1);
+    check("springAiToolCallingManager", last.getResponses().get(0).responseData(), "\"" + expected + "\"",
+        expected);
+  }
+
+  private static void check(String path, String got, String... allowed) {
+    for (String a : allowed) {
+      if (a.equals(got)) {
+        return;
+      }
+    }
+    throw new IllegalStateException(path + " returned " + got + ", expected " + allowed[0]);
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    runtime.close();
+  }
+
+  @Benchmark
+  public String direct() throws Exception {
+    JsonNode a = mapper.readTree(ARGS);
+    return writeFile(a.get("path").asText(), a.get("content").asText(), a.path("overwrite").asBoolean(false));
+  }
+
+  @Benchmark
+  public String toolcallRuntime() {
+    List<CallResult> results = runtime.schedule("session-1",
+        List.of(CallRequest.of("call_" + (ids++), "write_file", ARGS))).join();
+    return results.get(0).messageForModel();
+  }
+
+  @Benchmark
+  public String langchain4jDefaultToolExecutor() {
+    return lc4j.execute(lc4jRequest, "memory-1");
+  }
+
+  @Benchmark
+  public String springAiMethodToolCallback() {
+    return springCallback.call(ARGS);
+  }
+
+  @Benchmark
+  public ToolExecutionResult springAiToolCallingManager() {
+    return springManager.executeToolCalls(springPrompt, springResponse);
+  }
+}
