@@ -198,7 +198,7 @@ public final class PermissionService implements AutoCloseable {
     Optional<Grant> stored;
     try {
       stored = grantStore.find(tool, args, now);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // a grant store is user code
       log.warn("grant store {} failed to look up {}; asking instead", grantStore, tool, e);
       stored = Optional.empty();
     }
@@ -384,7 +384,7 @@ public final class PermissionService implements AutoCloseable {
         try {
           grantStore.add(g);
           grant = Optional.of(g);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a grant store is user code
           log.warn("call {} is approved but grant store {} failed to keep grant {}", call.callId(), grantStore,
               g.form(), e);
         }
