@@ -345,6 +345,9 @@ public final class PermissionService implements AutoCloseable {
   public DecisionResult decide(String requestId, Decision decision) {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(decision, "decision");
+    if (!decision.requestId().equals(requestId)) {
+      return new DecisionResult.WrongRequest(requestId, decision.requestId());
+    }
     Pending p = byId.get(requestId);
     if (p == null) {
       ToolCallSnapshot s = resolved.getIfPresent(requestId);
