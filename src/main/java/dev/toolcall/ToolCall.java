@@ -422,15 +422,23 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** Runs on the draining thread, one version at a time, in order: publishes the version's event. */
   @Override
   protected void deliver(ToolCallSnapshot s) {
-    if (bus.hasSubscribers()) {
-      bus.publish(ToolCallEvent.of(s));
-    }
-    if (s.isTerminal()) {
-      terminalPublished = s;
-      CompletableFuture<ToolCallSnapshot> f = done;
-      if (f != null) {
-        f.complete(s);
+    try {
+      if (bus.hasSubscribers()) {
+        bus.publish(ToolCallEvent.of(s));
       }
+    } finally { // whatever publishing threw (it should not), whenTerminal completes
+      if (s.isTerminal()) {
+        released(s);
+      }
+    }
+  }
+
+  /** The terminal version has been handed to the bus: whenTerminal completes. */
+  private void released(ToolCallSnapshot s) {
+    terminalPublished = s;
+    CompletableFuture<ToolCallSnapshot> f = done;
+    if (f != null) {
+      f.complete(s);
     }
   }
 

@@ -287,7 +287,7 @@ public final class Agent {
         stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the model client returned no stage"));
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // a model client that throws an Error too ends the turn, never hangs it
       stage = CompletableFuture.failedFuture(ModelException.from(e));
     }
     stage.whenComplete((response, e) -> guarded(t, () -> {
@@ -488,7 +488,7 @@ public final class Agent {
   void guarded(Turn t, Runnable step) {
     try {
       step.run();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // the turn always ends with a TurnResult
       log.error("conversation {}: the turn loop failed", conversation.id(), e);
       String error = "The turn failed: the turn loop hit an internal error (" + e + ").";
       finish(t, TurnResult.Ending.FAILED, error, () -> {

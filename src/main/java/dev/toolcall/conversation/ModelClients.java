@@ -51,7 +51,7 @@ final class ModelClients {
             "the model client returned no response"));
       }
       return CompletableFuture.completedFuture(r);
-    } catch (Exception e) {
+    } catch (Exception | Error e) { // a provider SDK may throw NoClassDefFoundError, AssertionError, ...
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
@@ -65,7 +65,7 @@ final class ModelClients {
     CompletionStage<ModelResponse> stage;
     try {
       stage = client.complete(request);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // a model client is user code
       return CompletableFuture.failedFuture(ModelException.from(e));
     }
     if (stage == null) {
@@ -93,10 +93,8 @@ final class ModelClients {
     return out;
   }
 
+  /** The delta listener failed: reported through the stage, an Error included (rethrowing would hang the stage). */
   static ModelException listenerFailed(Throwable e) {
-    if (e instanceof VirtualMachineError vme) {
-      throw vme;
-    }
     return ModelException.of(ModelException.Kind.OTHER, "the delta listener failed: " + e, e);
   }
 
@@ -122,7 +120,7 @@ final class ModelClients {
       CompletionStage<Void> done;
       try {
         done = source.stream(request, sink);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) { // a model client is user code
         return CompletableFuture.failedFuture(sink.failure != null ? sink.failure : ModelException.from(e));
       }
       if (done == null) {

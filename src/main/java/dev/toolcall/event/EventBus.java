@@ -19,7 +19,12 @@ import org.slf4j.LoggerFactory;
  *   <li><b>No gap.</b> A subscriber added while events flow sees every event of a source from its first one on.</li>
  *   <li><b>Close.</b> After {@link Subscription#close()} returns, the listener is not invoked again.</li>
  *   <li><b>Isolation.</b> A listener that throws is logged (SLF4J, with the source id and event type) and skipped;
- *       other listeners, the call, and its own later events go on.</li>
+ *       other listeners, the call, and its own later events go on. This holds for every {@link Throwable}, a
+ *       {@link VirtualMachineError} included (a {@link StackOverflowError} from a runaway listener, say): it is
+ *       logged at ERROR and never rethrown, because the thread that publishes is the one that changed the call
+ *       (a tool's, a timer's, a person's), and a throw there would leave the call's waiters unreleased. A process
+ *       that must stop on {@link OutOfMemoryError} should say so to the JVM ({@code -XX:+ExitOnOutOfMemoryError}).
+ *       </li>
  *   <li><b>One at a time.</b> A listener is never invoked concurrently with itself, whichever calls and threads
  *       the events come from, so it needs no locking of its own. For an inline listener this is a monitor per
  *       subscription: threads publishing to the same inline listener take turns (which is also why one shared
@@ -108,10 +113,10 @@ public final class EventBus {
   static void invokeIsolated(EventListener listener, Event event) {
     try {
       listener.onEvent(event);
+    } catch (VirtualMachineError e) { // isolation, Errors of the VM included: never rethrown (see the class doc)
+      log.error("event listener {} threw {} on {} v{} of {}; delivery goes on", listener,
+          e.getClass().getSimpleName(), event.getClass().getSimpleName(), event.version(), event.sourceId(), e);
     } catch (Throwable t) { // isolation: a listener's failure is its own
-      if (t instanceof VirtualMachineError vme) {
-        throw vme;
-      }
       log.warn("event listener {} threw on {} v{} of {}; it stays subscribed", listener,
           event.getClass().getSimpleName(), event.version(), event.sourceId(), t);
     }

@@ -85,7 +85,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     CompletionStage<ToolCallSnapshot> decided;
     try {
       decided = Objects.requireNonNull(sched.authorizer.authorize(call, tool.definition()), "authorizer returned null");
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // user code: an Error ends the call too
       ToolScheduler.log.error("authorizer failed for call {} ({})", call.callId(), call.toolName(), e);
       call.cancel("the permission check failed: " + ToolScheduler.defaultErrorText(e));
       return;
@@ -240,7 +240,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       ToolInterceptor.Before d;
       try {
         d = Objects.requireNonNull(i.before(call.snapshot()), "interceptor returned null");
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) { // user code: an Error ends the call too
         ToolScheduler.log.warn("interceptor {} failed before call {} ({})", i.name(), call.callId(), call.toolName(), e);
         call.fail(FailureKind.BLOCKED, "The call was blocked: a pre-execution check failed.");
         return;
@@ -323,7 +323,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       for (ToolInterceptor i : sched.interceptors) {
         try {
           out = Objects.requireNonNull(i.after(call.snapshot(), out), "interceptor returned null");
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // user code: an Error ends the call too
           ToolScheduler.log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(), call.toolName(), e);
           flushOutput();
           call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed.");
@@ -376,7 +376,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     try {
       String s = sched.errorText.apply(t);
       return s == null || s.isBlank() ? "The tool failed." : s;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // user code: an Error ends the call too
       ToolScheduler.log.warn("error-text hook failed", e);
       return "The tool failed.";
     }

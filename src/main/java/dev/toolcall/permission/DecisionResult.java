@@ -12,7 +12,8 @@ import java.util.Optional;
  * which says what won. Immutable values.
  */
 public sealed interface DecisionResult
-    permits DecisionResult.Won, DecisionResult.Lost, DecisionResult.Stale, DecisionResult.UnknownRequest {
+    permits DecisionResult.Won, DecisionResult.Lost, DecisionResult.Stale, DecisionResult.UnknownRequest,
+    DecisionResult.WrongRequest {
 
   /** The request id decided on. */
   String requestId();
@@ -98,6 +99,21 @@ public sealed interface DecisionResult
     /** Checks the parts. */
     public UnknownRequest {
       Objects.requireNonNull(requestId, "requestId");
+    }
+  }
+
+  /**
+   * The decision was made for another request ({@code decidedFor}) than the one it was given to: refused, nothing
+   * changed. A UI that mixes up its requests gets this instead of approving a call nobody looked at.
+   *
+   * @param requestId the request the decision was given to
+   * @param decidedFor the request the decision names
+   */
+  record WrongRequest(String requestId, String decidedFor) implements DecisionResult {
+    /** Checks the parts. */
+    public WrongRequest {
+      Objects.requireNonNull(requestId, "requestId");
+      Objects.requireNonNull(decidedFor, "decidedFor");
     }
   }
 }

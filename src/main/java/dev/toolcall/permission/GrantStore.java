@@ -44,8 +44,11 @@ public interface GrantStore {
   }
 
   /**
-   * A store that keeps grants in a JSON file. It reads the file at once if it exists (a malformed file is an error:
-   * {@link java.io.UncheckedIOException} or {@link IllegalArgumentException} naming it). Each change rewrites the
+   * A store that keeps grants in a JSON file. It reads the file at once if it exists, strictly: a malformed file,
+   * or any malformed field of any grant, is an error ({@link java.io.UncheckedIOException} or
+   * {@link IllegalArgumentException} naming the file, the entry and the field), so nothing malformed ever widens a
+   * grant. Several stores and processes may share the file: each change locks it, re-reads it and merges its change
+   * into what it read (see docs/permissions.md). Each change rewrites the
    * whole file atomically: a temporary file in the same directory, then an atomic move over the old one, so a crash
    * leaves either the old or the new file, never a torn one. Expired grants stay in the file (and in
    * {@link #grants()}) until revoked; they approve nothing.

@@ -6,39 +6,124 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
  * Grants in a JSON file: {@code {"version":1,"grants":[{"id":..,"tool":..,"arguments":"npm test:*",
- * "createdAt":"..","expiresAt":".."}]}}. Reads are served from memory; each change is written to a temporary file in
- * the same directory and moved over the old file with {@code ATOMIC_MOVE}, under {@code this}.
+ * "createdAt":"..","expiresAt":".."}]}}.
+ *
+ * <p><b>Strict reading.</b> The file is security configuration, so nothing malformed is read leniently: every
+ * grant must have exactly the fields {@code id}, {@code tool}, {@code arguments}, {@code createdAt} and optionally
+ * {@code expiresAt}, each a JSON string; {@code arguments} must be written exactly as the store writes it
+ * ({@code *} for any arguments, its one spelling; {@code prefix:*}; or an exact command); the dates ISO-8601
+ * instants. Anything else rejects the whole file with an {@link IllegalArgumentException} naming the entry and the
+ * field, so a hand-edited entry can never widen a grant.
+ *
+ * <p><b>Several writers.</b> Each change takes a lock (an in-process lock per file, then an exclusive
+ * {@link FileLock} on {@code <file>.lock}, a sibling that is never replaced), re-reads the file, applies the change
+ * to what it read (so grants added or revoked by another process or store on the same file are kept), writes a
+ * temporary file in the same directory and moves it over the old one with {@code ATOMIC_MOVE}. Readers need no lock:
+ * a reader sees the old or the new file whole. {@link #grants()} re-reads the file when its modification time or
+ * size changed since it was last read.
  */
 final class JsonFileGrantStore extends InMemoryGrantStore {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int FORMAT = 1;
+  private static final Set<String> FIELDS = Set.of("id", "tool", "arguments", "createdAt", "expiresAt");
+  /** One lock per file within this JVM: a FileLock is held per process, not per thread or store. */
+  private static final ConcurrentHashMap<Path, ReentrantLock> LOCKS = new ConcurrentHashMap<>();
 
   private final Path file;
+  private final Path lockFile;
+  /** What the file looked like when last read or written; guarded by this. */
+  private FileTime seenTime;
+  private long seenSize = -1;
 
   JsonFileGrantStore(Path file) {
-    super(read(file));
-    this.file = file;
+    this.file = file.toAbsolutePath().normalize();
+    this.lockFile = this.file.resolveSibling(this.file.getFileName() + ".lock");
+    install(read(this.file));
+    remember();
   }
 
   @Override
-  void replace(List<Grant> next) {
-    write(next);
-    super.replace(next);
+  public List<Grant> grants() {
+    synchronized (this) {
+      if (changedOnDisk()) {
+        install(read(file));
+        remember();
+      }
+    }
+    return super.grants();
   }
 
-  private static List<Grant> read(Path file) {
+  @Override
+  void update(UnaryOperator<List<Grant>> change) {
+    ReentrantLock inProcess = LOCKS.computeIfAbsent(file, f -> new ReentrantLock());
+    inProcess.lock();
+    try {
+      Files.createDirectories(file.getParent());
+      try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileLock ignored = channel.lock()) {
+        List<Grant> stored = read(file);
+        List<Grant> next = change.apply(stored);
+        if (next != stored) {
+          write(next);
+        }
+        install(next);
+        remember();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot update grant file " + file, e);
+    } finally {
+      inProcess.unlock();
+    }
+  }
+
+  private boolean changedOnDisk() {
+    try {
+      if (!Files.exists(file)) {
+        return seenSize != -1;
+      }
+      return !Files.getLastModifiedTime(file).equals(seenTime) || Files.size(file) != seenSize;
+    } catch (IOException e) {
+      return false; // keep what was read; the next change re-reads under the lock anyway
+    }
+  }
+
+  private void remember() {
+    try {
+      if (Files.exists(file)) {
+        seenTime = Files.getLastModifiedTime(file);
+        seenSize = Files.size(file);
+      } else {
+        seenTime = null;
+        seenSize = -1;
+      }
+    } catch (IOException e) {
+      seenTime = null;
+      seenSize = -2; // unknown: read again next time
+    }
+  }
+
+  static List<Grant> read(Path file) {
     if (!Files.exists(file)) {
       return List.of();
     }
@@ -48,26 +133,75 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read grant file " + file, e);
     }
-    if (root == null || !root.isObject() || root.path("version").asInt() != FORMAT || !root.path("grants").isArray()) {
+    if (root == null || !root.isObject() || !root.path("version").isInt() || root.path("version").asInt() != FORMAT
+        || !root.path("grants").isArray()) {
       throw new IllegalArgumentException("grant file " + file + " must be {\"version\":" + FORMAT
           + ",\"grants\":[...]}");
     }
     List<Grant> out = new ArrayList<>();
+    int i = 0;
     for (JsonNode g : root.get("grants")) {
-      try {
-        String expires = g.path("expiresAt").asText(null);
-        out.add(new Grant(g.path("id").asText(null), g.path("tool").asText(null),
-            ArgumentPattern.parse(g.path("arguments").asText("*")), Instant.parse(g.path("createdAt").asText("")),
-            expires == null ? null : Instant.parse(expires)));
-      } catch (RuntimeException e) {
-        if (e instanceof DateTimeParseException || e instanceof IllegalArgumentException
-            || e instanceof NullPointerException) {
-          throw new IllegalArgumentException("grant file " + file + " holds a malformed grant " + g, e);
-        }
-        throw e;
+      out.add(grant(file, i++, g));
+    }
+    return List.copyOf(out);
+  }
+
+  /** One entry, read strictly: any malformed field rejects the file, naming the entry and the field. */
+  private static Grant grant(Path file, int index, JsonNode g) {
+    String where = "grant file " + file + ", grant #" + index;
+    if (!g.isObject()) {
+      throw new IllegalArgumentException(where + " must be an object, was " + g.getNodeType());
+    }
+    for (Iterator<String> names = g.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!FIELDS.contains(name)) {
+        throw new IllegalArgumentException(where + " has an unknown field '" + name + "'; the fields are " + FIELDS);
       }
     }
-    return out;
+    String id = text(g, "id", where, true);
+    where += " (id " + id + ")";
+    String tool = text(g, "tool", where, true);
+    String arguments = text(g, "arguments", where, true);
+    ArgumentPattern pattern = ArgumentPattern.parse(arguments);
+    if (!pattern.form().equals(arguments)) {
+      throw new IllegalArgumentException(where + ": field 'arguments' is '" + arguments + "', which is not written"
+          + " the way the store writes it; use '*' for any arguments, 'prefix:*' or an exact command");
+    }
+    Instant createdAt = instant(g, "createdAt", where, true);
+    Instant expiresAt = instant(g, "expiresAt", where, false);
+    try {
+      return new Grant(id, tool, pattern, createdAt, expiresAt);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new IllegalArgumentException(where + " is not a valid grant: " + e.getMessage(), e);
+    }
+  }
+
+  private static String text(JsonNode g, String field, String where, boolean required) {
+    JsonNode v = g.get(field);
+    if (v == null) {
+      if (required) {
+        throw new IllegalArgumentException(where + " has no field '" + field + "'");
+      }
+      return null;
+    }
+    if (!v.isTextual()) {
+      throw new IllegalArgumentException(where + ": field '" + field + "' must be a string, was "
+          + v.getNodeType());
+    }
+    return v.textValue();
+  }
+
+  private static Instant instant(JsonNode g, String field, String where, boolean required) {
+    String s = text(g, field, where, required);
+    if (s == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(s);
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(where + ": field '" + field + "' must be an ISO-8601 instant such as "
+          + "2026-01-31T12:00:00Z, was '" + s + "'", e);
+    }
   }
 
   private void write(List<Grant> grants) {
@@ -84,7 +218,7 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
         n.put("expiresAt", g.expiresAt().toString());
       }
     }
-    Path dir = file.toAbsolutePath().getParent();
+    Path dir = file.getParent();
     Path tmp = null;
     try {
       Files.createDirectories(dir);
@@ -110,6 +244,6 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
 
   @Override
   public String toString() {
-    return "JsonFileGrantStore[" + file + ", " + grants().size() + " grants]";
+    return "JsonFileGrantStore[" + file + ", " + super.grants().size() + " grants]";
   }
 }

@@ -198,7 +198,7 @@ public final class PermissionService implements AutoCloseable {
     Optional<Grant> stored;
     try {
       stored = grantStore.find(tool, args, now);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // a grant store is user code
       log.warn("grant store {} failed to look up {}; asking instead", grantStore, tool, e);
       stored = Optional.empty();
     }
@@ -345,6 +345,9 @@ public final class PermissionService implements AutoCloseable {
   public DecisionResult decide(String requestId, Decision decision) {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(decision, "decision");
+    if (!decision.requestId().equals(requestId)) {
+      return new DecisionResult.WrongRequest(requestId, decision.requestId());
+    }
     Pending p = byId.get(requestId);
     if (p == null) {
       ToolCallSnapshot s = resolved.getIfPresent(requestId);
@@ -384,7 +387,7 @@ public final class PermissionService implements AutoCloseable {
         try {
           grantStore.add(g);
           grant = Optional.of(g);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a grant store is user code
           log.warn("call {} is approved but grant store {} failed to keep grant {}", call.callId(), grantStore,
               g.form(), e);
         }

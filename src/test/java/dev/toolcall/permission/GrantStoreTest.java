@@ -48,7 +48,7 @@ class GrantStoreTest {
     assertThat(reopened.grants().get(1).expiresAt()).isEqualTo(T0.plusSeconds(5));
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString()).toList()).as("no temp file left")
-          .containsExactly("grants.json");
+          .containsExactlyInAnyOrder("grants.json", "grants.json.lock");
     }
     assertThat(Files.readString(file)).contains("\"version\" : 1").contains("npm test:*");
   }
@@ -60,7 +60,7 @@ class GrantStoreTest {
     assertThatThrownBy(() -> GrantStore.jsonFile(file)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bad.json");
     Files.writeString(file, "{\"version\":1,\"grants\":[{\"id\":\"x\"}]}");
-    assertThatThrownBy(() -> GrantStore.jsonFile(file)).hasMessageContaining("malformed grant");
+    assertThatThrownBy(() -> GrantStore.jsonFile(file)).hasMessageContaining("grant #0");
   }
 
   @Test

@@ -133,12 +133,12 @@ class PermissionProperties {
     ToolArguments shown = s.argumentsVersion() == version ? s.arguments() : argumentsAt(s, version);
     ToolArguments edited = ToolArguments.ofText(shown.raw() + " --edited");
     Decision d = switch (kind) {
-      case ONCE -> new Decision.ApproveOnce(version);
-      case SESSION -> new Decision.ApproveForSession(version, ArgumentPattern.exact(shown.raw()));
-      case ALWAYS -> new Decision.ApproveAlways(version, ArgumentPattern.exact(shown.raw()), Duration.ofHours(1));
-      case MODIFIED -> new Decision.ApproveModified(version, edited);
-      case MODIFY_AND_ASK -> new Decision.ModifyAndAsk(version, edited);
-      case DENY -> new Decision.Deny(version, "no");
+      case ONCE -> new Decision.ApproveOnce(req.requestId(), version);
+      case SESSION -> new Decision.ApproveForSession(req.requestId(), version, ArgumentPattern.exact(shown.raw()));
+      case ALWAYS -> new Decision.ApproveAlways(req.requestId(), version, ArgumentPattern.exact(shown.raw()), Duration.ofHours(1));
+      case MODIFIED -> new Decision.ApproveModified(req.requestId(), version, edited);
+      case MODIFY_AND_ASK -> new Decision.ModifyAndAsk(req.requestId(), version, edited);
+      case DENY -> new Decision.Deny(req.requestId(), version, "no");
     };
     DecisionResult r = w.svc.decide(req.requestId(), d);
     boolean wasCurrent = s.state() == ToolCallState.PERMISSION_PENDING && version == s.argumentsVersion();

@@ -285,6 +285,35 @@ class PermissionServiceTest {
     }
   }
 
+  /**
+   * A decision is bound to the request it was made for: given to another request whose arguments version happens
+   * to be the same, it is refused and changes nothing. Before, {@code decide(b, approveOnce(a))} approved b.
+   */
+  @Test
+  void aDecisionMadeForOneRequestIsRefusedForAnother() {
+    try (PermissionService svc = t.service().build()) {
+      CompletionStage<ToolCallSnapshot> first = svc.authorize(t.call("shell", "ls"), SHELL);
+      CompletionStage<ToolCallSnapshot> second = svc.authorize(t.call("shell", "rm -rf /"), SHELL);
+      PermissionRequest a = svc.pending().get(0);
+      PermissionRequest b = svc.pending().get(1);
+      assertThat(a.argumentsVersion()).isEqualTo(b.argumentsVersion());
+      for (Decision d : List.of(Decision.approveOnce(a), Decision.approveForSession(a), Decision.approveAlways(a),
+          Decision.approveModified(a, ToolArguments.ofText("echo")), Decision.modifyAndAsk(a,
+              ToolArguments.ofText("echo")), Decision.deny(a, "no"))) {
+        DecisionResult r = svc.decide(b.requestId(), d);
+        assertThat(r).as("%s", d).isEqualTo(new DecisionResult.WrongRequest(b.requestId(), a.requestId()));
+        assertThat(r.won()).isFalse();
+      }
+      assertThat(isDone(first)).isFalse();
+      assertThat(isDone(second)).isFalse();
+      assertThat(svc.pending()).extracting(PermissionRequest::requestId).containsExactly(a.requestId(),
+          b.requestId());
+      assertThat(svc.sessionGrants("s")).isEmpty();
+      assertThat(svc.decide(b.requestId(), Decision.deny(b, "no")).won()).isTrue();
+      assertThat(now(second).state()).isEqualTo(ToolCallState.PERMISSION_DENIED);
+    }
+  }
+
   @Test
   void aDeadlineTaskThatFiresEarlyIsRescheduled() {
     java.util.List<Runnable> tasks = new java.util.ArrayList<>();
@@ -398,7 +427,10 @@ class PermissionServiceTest {
       DecisionResult second = svc.decide(r.requestId(), Decision.approveOnce(r));
       assertThat(second).isInstanceOf(DecisionResult.Lost.class);
       assertThat(((DecisionResult.Lost) second).winnerCause()).isEqualTo(Reason.APPROVED_ONCE);
-      assertThat(svc.decide("nope", Decision.approveOnce(r))).isEqualTo(new DecisionResult.UnknownRequest("nope"));
+      assertThat(svc.decide("nope", new Decision.ApproveOnce("nope", 0)))
+          .isEqualTo(new DecisionResult.UnknownRequest("nope"));
+      assertThat(svc.decide("nope", Decision.approveOnce(r))).as("a decision for another request")
+          .isEqualTo(new DecisionResult.WrongRequest("nope", r.requestId()));
     }
   }
 
