@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.testing.Logs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -169,6 +170,7 @@ class HeapDeadlineTimerTest {
     CountDownLatch next = new CountDownLatch(1);
     timer.schedule(next::countDown, Duration.ofMillis(2));
     assertThat(next.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(Logs.of(HeapDeadlineTimer.class)).anySatisfy(e -> assertThat(e.line()).contains("boom"));
   }
 
   /** Close drops pending tasks and ends the thread; arming afterwards returns NONE and starts nothing. */

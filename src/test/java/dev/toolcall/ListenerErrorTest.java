@@ -8,6 +8,7 @@ import dev.toolcall.event.Event;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.testing.Logs;
 import dev.toolcall.testing.RecordingListener;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -64,6 +65,9 @@ class ListenerErrorTest {
     assertThat(call.whenTerminal().toCompletableFuture()).isCompletedWithValueMatching(
         s -> s.state() == ToolCallState.COMPLETED);
     assertThat(thrower.calls).isEqualTo(3);
+    assertThat(Logs.of(EventBus.class)).as("each Error logged at ERROR, once per event").hasSize(3)
+        .allSatisfy(e -> assertThat(e.level()).isEqualTo(org.slf4j.event.Level.ERROR))
+        .allSatisfy(e -> assertThat(e.error()).isInstanceOf(VirtualMachineError.class));
     for (RecordingListener l : new RecordingListener[] {before, after}) {
       assertThat(l.eventsOf("c1")).hasSize(3);
       assertThat(l.eventsOf("c1").get(0)).isInstanceOf(ToolCallEvent.CallCreated.class);
@@ -89,6 +93,7 @@ class ListenerErrorTest {
       ui.submit(() -> null).get(10, TimeUnit.SECONDS); // every queued delivery ran
       assertThat(thrower.calls).isEqualTo(3);
       assertThat(after.eventsOf("c1")).hasSize(3);
+      assertThat(Logs.of(EventBus.class)).hasSize(3);
     } finally {
       ui.shutdownNow();
     }
@@ -108,5 +113,6 @@ class ListenerErrorTest {
         Reason.of("asked", "asked"));
     assertThat(conversation.snapshot().state()).isEqualTo(ConversationState.AWAITING_LLM_RESPONSE);
     assertThat(after.eventsOf("conv")).hasSize(thrower.calls).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(Logs.of(EventBus.class)).hasSize(thrower.calls);
   }
 }

@@ -13,7 +13,9 @@ import dev.toolcall.fsm.TransitionResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -122,7 +124,8 @@ public final class Agent {
   final DoubleSupplier random;
   final String parentCallId; // null: the agent's calls are top-level calls
   final Consumer<? super ModelDelta> deltaListener;
-  final ResultDeduplicator deduplicator = new ResultDeduplicator();
+  /** Every call id answered in this conversation so far; guarded by lock. A later call reusing one is refused. */
+  final Set<String> answeredIds = new HashSet<>();
   final StreamedCalls streams = new StreamedCalls(this);
   final ToolPhase tools = new ToolPhase(this);
 
@@ -470,9 +473,7 @@ public final class Agent {
       } else {
         content = "Cancelled: the turn ended before this call ran.";
       }
-      if (!deduplicator.firstDelivery(c.id())) {
-        continue;
-      }
+      answeredIds.add(c.id());
       ToolResultMessage m = new ToolResultMessage(c.id(), c.name(), content, isError);
       t.toolResults.add(m);
       if (callResult != null) {

@@ -42,8 +42,8 @@ public sealed interface ModelDelta
   record ToolCallStarted(String callId, String toolName) implements ModelDelta {
     /** Checks the parts. */
     public ToolCallStarted {
-      Checks.requireNonBlank(callId, "callId");
-      Checks.requireNonBlank(toolName, "toolName");
+      Objects.requireNonNull(callId, "callId"); // blank ids and names are the model's: the turn answers them
+      Objects.requireNonNull(toolName, "toolName");
     }
   }
 
@@ -56,7 +56,7 @@ public sealed interface ModelDelta
   record ToolCallArguments(String callId, String fragment) implements ModelDelta {
     /** Checks the parts. */
     public ToolCallArguments {
-      Checks.requireNonBlank(callId, "callId");
+      Objects.requireNonNull(callId, "callId");
       Objects.requireNonNull(fragment, "fragment");
     }
   }
@@ -69,7 +69,7 @@ public sealed interface ModelDelta
   record ToolCallCompleted(String callId) implements ModelDelta {
     /** Checks the id. */
     public ToolCallCompleted {
-      Checks.requireNonBlank(callId, "callId");
+      Objects.requireNonNull(callId, "callId");
     }
   }
 

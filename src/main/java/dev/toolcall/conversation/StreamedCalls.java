@@ -31,6 +31,7 @@ final class StreamedCalls {
   void onDelta(Turn t, ModelDelta d) {
     if (d instanceof ModelDelta.ToolCallStarted s) {
       Streamed st;
+      String refusal;
       synchronized (agent.lock) {
         if (!agent.live(t)) {
           return;
@@ -44,10 +45,17 @@ final class StreamedCalls {
           st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold);
           t.stream = st;
         }
+        refusal = refusedBeforeScheduling(s.callId(), s.toolName(), st);
       }
-      ToolCall call = agent.parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
-          : st.batch.announce(s.callId(), s.toolName(), agent.parentCallId);
-      Announced a = new Announced(s.callId(), s.toolName(), call);
+      Announced a;
+      if (refusal != null) {
+        a = new Announced(s.callId(), s.toolName(), null, -1);
+        a.refusal = refusal;
+      } else {
+        ToolCall call = agent.parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
+            : st.batch.announce(s.callId(), s.toolName(), agent.parentCallId);
+        a = new Announced(s.callId(), s.toolName(), call, st.scheduled++);
+      }
       st.announced.add(a);
       st.open.put(a.id, a);
     } else if (d instanceof ModelDelta.ToolCallArguments f) {
@@ -55,7 +63,9 @@ final class StreamedCalls {
       Announced a = st == null ? null : st.open.get(f.callId());
       if (a != null) {
         a.raw.append(f.fragment());
-        st.batch.appendArguments(a.call, f.fragment());
+        if (a.call != null) {
+          st.batch.appendArguments(a.call, f.fragment());
+        }
       }
     } else if (d instanceof ModelDelta.ToolCallCompleted c) {
       Streamed st = stream(t);
@@ -103,7 +113,7 @@ final class StreamedCalls {
         agent.messages.add(response.toMessage());
         t.open(calls);
         for (int i = 0; i < calls.size(); i++) {
-          t.scheduledIndex[i] = i;
+          t.scheduledIndex[i] = st.announced.get(i).batchIndex;
           t.refusals[i] = st.loop == null ? st.announced.get(i).refusal
               : i == st.loopIndex ? st.loop.message() : Agent.LOOP_NOT_RUN;
         }
@@ -139,6 +149,31 @@ final class StreamedCalls {
     agent.tools.toolPhase(t, st, batch);
   }
 
+  /**
+   * Why a call the model announced is answered without being scheduled, or null: a blank id or tool name (nothing
+   * could refer to it), or an id already answered earlier in this conversation or used by another call of this
+   * response (the scheduler would take it for the earlier call, and the model could not tell the results apart).
+   * Under the agent's lock.
+   */
+  private String refusedBeforeScheduling(String id, String name, Streamed st) {
+    if (id.isBlank()) {
+      return "Not run: this tool call has no id. Send it again with a unique id, as every tool call needs one.";
+    }
+    if (name.isBlank()) {
+      return "Not run: this tool call names no tool. Send it again with the name of one of the available tools.";
+    }
+    boolean inThisResponse = false;
+    for (Announced a : st.announced) {
+      inThisResponse |= a.id.equals(id);
+    }
+    if (inThisResponse || agent.answeredIds.contains(id)) {
+      return "Not run: the tool call id '" + id + "' was already used by " + (inThisResponse
+          ? "another tool call of this response" : "an earlier tool call in this conversation")
+          + ", so its result could not be told apart. Send the call again with a new, unique id.";
+    }
+    return null;
+  }
+
   /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */
   Streamed stream(Turn t) {
     synchronized (agent.lock) {
@@ -149,6 +184,9 @@ final class StreamedCalls {
 
   /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
   void onCallComplete(Turn t, Streamed st, Announced a) {
+    if (a.call == null) {
+      return; // refused when announced: nothing to schedule, its refusal is its result
+    }
     ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
     GuardDecision d = null;
     synchronized (agent.lock) {
@@ -227,24 +265,31 @@ final class StreamedCalls {
     int loopIndex = -1;
     /** Set under the agent's lock once the complete response is handled: later deltas are ignored. */
     boolean responded;
+    /** How many calls were announced on the batch (the stream's thread only). */
+    int scheduled;
 
     Streamed(int requestedMark) {
       this.requestedMark = requestedMark;
     }
   }
 
-  /** One announced call: its id, tool name, call and raw arguments so far, and the guard's refusal if any. */
+  /**
+   * One announced call: its id, tool name, call (null when it was refused before scheduling) and its index in the
+   * batch (-1 then), its raw arguments so far, and the refusal if any.
+   */
   static final class Announced {
     final String id;
     final String name;
     final ToolCall call;
+    final int batchIndex;
     final StringBuilder raw = new StringBuilder();
     String refusal;
 
-    Announced(String id, String name, ToolCall call) {
+    Announced(String id, String name, ToolCall call, int batchIndex) {
       this.id = id;
       this.name = name;
       this.call = call;
+      this.batchIndex = batchIndex;
     }
   }
 }

@@ -507,14 +507,16 @@ class AgentTest {
   }
 
   @Test
-  void aRepeatedCallIdIsDeliveredOnce() throws Exception {
+  void aRepeatedCallIdRunsOnceAndEveryCallIsAnswered() throws Exception {
     ScriptedModel model = new ScriptedModel().thenCalls(call("c1", "echo", "{\"x\":1}"))
         .thenCalls(call("c1", "echo", "{\"x\":2}")).thenText("done");
     Agent agent = agent(model, TurnLimits.defaults());
 
     assertThat(await(agent.send("hi")).ending()).isEqualTo(TurnResult.Ending.ANSWERED);
-    assertThat(results(agent)).extracting(ToolResultMessage::callId).containsExactly("c1");
-    assertThat(echoRuns).as("the scheduler runs an id once").hasValue(1);
+    assertThat(results(agent)).extracting(ToolResultMessage::callId).as("each call of each response is answered")
+        .containsExactly("c1", "c1");
+    assertThat(results(agent).get(1).content()).contains("already used");
+    assertThat(echoRuns).as("the reused id is not run").hasValue(1);
   }
 
   @Test

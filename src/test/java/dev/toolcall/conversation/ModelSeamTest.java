@@ -238,8 +238,10 @@ class ModelSeamTest {
     assertThat(m.hasToolCalls()).isTrue();
     assertThatThrownBy(() -> m.toolCalls().clear()).isInstanceOf(UnsupportedOperationException.class);
     assertThat(ModelResponse.text("done").toMessage()).isEqualTo(new AssistantMessage("done", List.of()));
-    assertThatThrownBy(() -> new ToolCallRequest(" ", "t", "")).hasMessageContaining("id");
-    assertThatThrownBy(() -> new ToolCallRequest("c", "", "")).hasMessageContaining("name");
+    assertThatThrownBy(() -> new ToolCallRequest(null, "t", "")).hasMessageContaining("id");
+    assertThatThrownBy(() -> new ToolCallRequest("c", null, "")).hasMessageContaining("name");
+    assertThat(new ToolCallRequest(" ", "", "").id()).as("blank is the model's mistake, answered by the turn")
+        .isEqualTo(" ");
     assertThatThrownBy(() -> new ToolResultMessage("c", "t", null, false)).hasMessageContaining("content");
     assertThatThrownBy(() -> new ModelRequest(List.of(), List.of())).hasMessageContaining("messages");
     ToolDefinition t = ToolDefinition.builder("t").build();

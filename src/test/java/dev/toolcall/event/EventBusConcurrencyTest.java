@@ -1,5 +1,6 @@
 package dev.toolcall.event;
 
+import dev.toolcall.testing.Logs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.Reason;
@@ -178,6 +179,7 @@ class EventBusConcurrencyTest {
   /** A throwing listener is isolated: the others and its own later events go on. */
   @Test
   void throwingListenerIsIsolated() {
+    Logs.expect(EventBus.class); // the listener throws on purpose
     EventBus bus = EventBus.create();
     AtomicInteger thrower = new AtomicInteger();
     bus.subscribe(EventListener.of(e -> {
@@ -251,6 +253,7 @@ class EventBusConcurrencyTest {
   /** An executor that rejects: the event is delivered inline, nothing is lost. */
   @Test
   void rejectedExecutorDeliversInline() {
+    Logs.expect(EventBus.class); // the rejection is logged on purpose
     EventBus bus = EventBus.create();
     RecordingListener rec = new RecordingListener();
     bus.subscribe(rec, r -> {

@@ -9,10 +9,8 @@ import dev.toolcall.Reason;
 import dev.toolcall.ToolCall;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.testing.Logs;
 import dev.toolcall.testing.RecordingListener;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -458,19 +456,14 @@ class EventBusTest {
     void run() throws Exception;
   }
 
-  /** Runs {@code r} with System.err captured (slf4j-simple writes there) and returns what was written. */
-  static synchronized String captureStderr(ThrowingRunnable r) throws Exception {
-    PrintStream old = System.err;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      r.run();
-    } finally {
-      System.setErr(old);
+  /** Runs {@code r} and returns what the bus logged meanwhile (WARN and ERROR, one line each; marked expected). */
+  static String captureStderr(ThrowingRunnable r) throws Exception {
+    r.run();
+    StringBuilder out = new StringBuilder();
+    for (Logs.Entry e : Logs.of(EventBus.class)) {
+      out.append(e.line()).append('\n');
     }
-    String s = buf.toString(StandardCharsets.UTF_8);
-    old.print(s); // keep it visible in the test output
-    return s;
+    return out.toString();
   }
 
   /** Records events; optionally blocks on a latch in its first invocation; lets a test wait for a version. */

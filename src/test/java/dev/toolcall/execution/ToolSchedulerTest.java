@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.testing.Logs;
 import static dev.toolcall.testing.HostileTools.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -155,6 +156,7 @@ class ToolSchedulerTest {
 
   @Test
   void throwsNullAndErrorsEndFailedWithTypedKinds() throws Exception {
+    Logs.expect(ToolScheduler.class); // the Errors are logged
     Counting t1 = throwing("t1", toolError("disk full"));
     Counting t2 = throwing("t2", new IllegalStateException("secret=hunter2", new RuntimeException("cause")));
     Counting t3 = returningNull("t3");
@@ -443,6 +445,7 @@ class ToolSchedulerTest {
 
   @Test
   void closeCancelsPendingApprovalsAndReturnsDespiteAStuckTool() throws Exception {
+    Logs.expect(ToolScheduler.class); // the stuck tool is reported
     // other test classes in this JVM may leave their own schedulers' threads; only this scheduler's must be gone
     java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
     CountDownLatch entered = new CountDownLatch(1);

@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.testing.Logs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.FailureKind;
@@ -33,6 +34,7 @@ class UserCodeErrorTest {
 
   @Test
   void anInterceptorThatThrowsAnErrorBlocksTheCall() throws Exception {
+    Logs.expect(ToolScheduler.class);
     ToolInterceptor broken = new ToolInterceptor() {
       @Override
       public Before before(ToolCallSnapshot call) {
@@ -50,6 +52,7 @@ class UserCodeErrorTest {
 
   @Test
   void anAfterInterceptorThatThrowsAnErrorFailsTheCall() throws Exception {
+    Logs.expect(ToolScheduler.class);
     ToolInterceptor broken = new ToolInterceptor() {
       @Override
       public ToolResult after(ToolCallSnapshot call, ToolResult result) {
@@ -67,6 +70,7 @@ class UserCodeErrorTest {
 
   @Test
   void aGrantStoreThatThrowsAnErrorMeansAskingInstead() throws Exception {
+    Logs.expect(dev.toolcall.permission.PermissionService.class);
     GrantStore broken = new GrantStore() {
       @Override
       public void add(Grant grant) {

@@ -1,5 +1,6 @@
 package dev.toolcall.presentation;
 
+import dev.toolcall.testing.Logs;
 import static dev.toolcall.ToolCallState.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -210,6 +211,7 @@ class LiveDisplayTest {
 
   @Test
   void plainModeIgnoresTheFooterAndAFailingFooterIsLeftOut() {
+    Logs.expect(LiveDisplay.class); // the failing footer is logged
     LiveDisplay plain = renderer(false).live(out, Duration.ofSeconds(1)).footer(() -> List.of("status"));
     plain.track(calls.call("c1", "ls", "d").snapshot());
     plain.close();

@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.testing.Logs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -124,6 +125,8 @@ class ToolRegistryTest {
 
   @Test
   void anInvalidSchemaThrowsAtBuildNamingTheTool() {
+    Logs.expect("com.networknt.schema.keyword.PatternValidator"); // the validator logs the bad schemas
+    Logs.expect("com.networknt.schema.dialect.Dialect");
     String[] bad = {
         "{\"type\":123}",
         "{\"type\":\"object\",\"properties\":{\"a\":{\"minLength\":\"x\"}}}",
