@@ -2,6 +2,7 @@ package dev.toolcall.conversation;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +16,10 @@ import java.util.Optional;
  */
 public final class TurnGuards {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Reads one JSON value and refuses text after it ({@code {"a":1} x} is not the JSON {@code {"a":1}}). */
+  private static final ObjectMapper STRICT = new ObjectMapper()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
 
   private TurnGuards() {}
 
@@ -125,12 +129,13 @@ public final class TurnGuards {
     return x != null && x.equals(parse(b));
   }
 
+  /** The one JSON value of {@code raw}, or null: text after the value, or anything not JSON, is not JSON here. */
   private static JsonNode parse(String raw) {
     if (raw.isBlank()) {
       return null;
     }
     try {
-      return JSON.readTree(raw);
+      return STRICT.readTree(raw);
     } catch (JsonProcessingException e) {
       return null;
     }

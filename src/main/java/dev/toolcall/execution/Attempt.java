@@ -46,17 +46,13 @@ final class Attempt implements ToolInvocation {
     CompletionStage<ToolResult> stage = null; // an asynchronous tool's
     ToolResult result = null; // a blocking tool's
     Throwable error = null;
-    VirtualMachineError fatal = null;
     try {
       if (tool instanceof Tool.BlockingTool b) {
         result = b.body().run(this);
       } else {
         stage = tool.execute(this); // null is a null result
       }
-    } catch (VirtualMachineError e) {
-      fatal = e;
-      error = e;
-    } catch (Throwable e) {
+    } catch (Throwable e) { // a VirtualMachineError too: the call ends FAILED, logged at ERROR, never rethrown
       error = e;
     } finally {
       synchronized (this) {
@@ -71,9 +67,6 @@ final class Attempt implements ToolInvocation {
       stage.whenComplete((r, t) -> run.onAttemptDone(this, r, t));
     } else {
       run.onAttemptDone(this, result, error);
-    }
-    if (fatal != null) {
-      throw fatal;
     }
   }
 

@@ -44,6 +44,10 @@ import org.slf4j.LoggerFactory;
  *   <li>a terminal state: denied (by a person, a rule or the mode, or because nobody answered in time) or
  *       cancelled.</li>
  * </ul>
+ * For a call that was asked about, the snapshot is always the version with which the call left PERMISSION_PENDING,
+ * whatever happened to the call after: an approval that is followed at once by a cancel completes the stage with
+ * the PERMISSION_APPROVED snapshot (the caller then finds the call cancelled when it tries to run it), and a cancel
+ * that beat the approval completes it with the CANCELLED snapshot.
  * The order of checks is: {@link ApprovalMode#READ_ONLY} denies tools that are not read-only; a deny rule denies; an
  * ask rule asks; an allow rule approves; a tool that needs no approval passes; a session grant or a stored grant
  * approves; {@link ApprovalMode#ALLOW_ALL}, or {@link ApprovalMode#AUTO_APPROVE_EDITS} for an edit tool, approves;
@@ -290,6 +294,7 @@ public final class PermissionService implements AutoCloseable {
     if (!p.done.compareAndSet(false, true)) {
       return;
     }
+    s = leftPending(s);
     String id = p.request.requestId();
     resolved.put(id, s);
     byId.remove(id, p);
@@ -299,6 +304,22 @@ public final class PermissionService implements AutoCloseable {
       log.debug("permission request {} of call {} resolved: {} ({})", id, p.call.callId(), s.state(), s.change());
     }
     p.result.complete(s);
+  }
+
+  /**
+   * The version with which the call left PERMISSION_PENDING, found from {@code s} or a later version (a cancel that
+   * lands right after an approval must not make the stage report the cancel: the approval is what resolved the
+   * request). {@code s} itself when the call never was in PERMISSION_PENDING.
+   */
+  static ToolCallSnapshot leftPending(ToolCallSnapshot s) {
+    for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
+      ToolCallSnapshot before = v.previous();
+      if (before != null && before.state() == ToolCallState.PERMISSION_PENDING
+          && v.state() != ToolCallState.PERMISSION_PENDING) {
+        return v;
+      }
+    }
+    return s;
   }
 
   private static CompletionStage<ToolCallSnapshot> done(ToolCallSnapshot s) {

@@ -193,4 +193,14 @@ class TurnGuardsTest {
     assertThat(all).hasSize(ids).doesNotHaveDuplicates();
     assertThat(Collections.frequency(all, "call-0")).isEqualTo(1);
   }
+
+  /** Loop detection compares one JSON value each: text after the value makes the arguments different. */
+  @Test
+  void argumentsWithTextAfterTheJsonAreNotTheSameArguments() {
+    assertThat(TurnGuards.sameArguments("{\"a\":1} x", "{\"a\":1}")).isFalse();
+    assertThat(TurnGuards.sameArguments("{\"a\":1}{\"a\":1}", "{\"a\":1}")).isFalse();
+    assertThat(TurnGuards.sameArguments("{\"a\":1,\"b\":2}", "{ \"b\": 2, \"a\": 1 }")).isTrue();
+    assertThat(TurnGuards.sameArguments("{\"a\":1,\"a\":2}", "{\"a\":2}")).as("duplicate keys are not JSON here")
+        .isFalse();
+  }
 }

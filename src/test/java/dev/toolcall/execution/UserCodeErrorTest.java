@@ -101,4 +101,25 @@ class UserCodeErrorTest {
           .isEqualTo(ToolCallState.CANCELLED);
     }
   }
+
+  /**
+   * A tool's VirtualMachineError on the caller's thread ends the call FAILED and is not rethrown into the code that
+   * scheduled it (before, the first attempt's Error surfaced there or was swallowed, depending on the path).
+   */
+  @Test
+  void aToolsStackOverflowOnTheCallersThreadEndsTheCallAndIsNotRethrown() throws Exception {
+    Logs.expect(ToolScheduler.class);
+    Tool deep = Tool.of(ToolDefinition.builder("deep").description("recurses").readOnly(true)
+        .requiresApproval(false).build(), inv -> {
+          throw new StackOverflowError("deep");
+        });
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(deep)
+        .scheduler(s -> s.executor(Runnable::run)).build()) {
+      for (int i = 0; i < 2; i++) { // the first attempt and a later call take the same path
+        CallResult r = runtime.schedule("s", List.of(CallRequest.of("c" + i, "deep", "{}"))).join().get(0);
+        assertThat(r.snapshot().state()).isEqualTo(ToolCallState.FAILED);
+        assertThat(((Outcome.Failed) r.snapshot().outcome()).kind()).isEqualTo(FailureKind.INTERNAL_ERROR);
+      }
+    }
+  }
 }
