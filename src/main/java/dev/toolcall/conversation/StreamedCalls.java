@@ -106,7 +106,8 @@ final class StreamedCalls {
       if (st != null) {
         st.responded = true;
       }
-      if (!agent.conversation.transition(ConversationState.AWAITING_LLM_RESPONSE, ConversationState.PROCESSING_LLM_RESPONSE,
+      if (!agent.conversation.transition(ConversationState.AWAITING_LLM_RESPONSE,
+          ConversationState.PROCESSING_LLM_RESPONSE,
           ConversationReasons.MODEL_RESPONDED).won()) {
         t.lostStep = true;
       } else {

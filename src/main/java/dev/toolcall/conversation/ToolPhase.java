@@ -35,7 +35,8 @@ final class ToolPhase {
       }
       waiting = !authorized.isDone();
       won = waiting
-          ? agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.AWAITING_TOOL_APPROVAL,
+          ? agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE,
+              ConversationState.AWAITING_TOOL_APPROVAL,
               ConversationReasons.APPROVAL_REQUIRED).won()
           : agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.EXECUTING_TOOLS,
               ConversationReasons.TOOLS_STARTED).won();

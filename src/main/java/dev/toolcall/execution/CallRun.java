@@ -33,6 +33,8 @@ final class CallRun implements Runnable, Permits.Waiter {
   static final int NO_PERMIT = 0;
   static final int HOLDS_PERMIT = 1;
   static final int ENDED = 2;
+  /** A nested call: it runs under its parent's permit and holds none of its own. */
+  static final int NESTED = 3;
   static final VarHandle PERMIT;
 
   static {
@@ -55,7 +57,10 @@ final class CallRun implements Runnable, Permits.Waiter {
   /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
   CompletableFuture<Void> authorized;
   CallRun nextDeferred; // the batch's scheduling thread only: the next run to hand to the executor at seal
-  /** NO_PERMIT, HOLDS_PERMIT, or ENDED once the terminal hook ran (which releases a held permit); CAS-updated. */
+  /**
+   * NO_PERMIT, HOLDS_PERMIT, NESTED, or ENDED once the terminal hook ran (which releases a held permit);
+   * CAS-updated.
+   */
   @SuppressWarnings("unused")
   volatile int permit;
   volatile OutputBuffer output; // created on the first write
@@ -124,9 +129,19 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
   }
 
-  /** The calls before this one have ended as its order requires: take a permit. */
+  /**
+   * The calls before this one have ended as its order requires: take a permit. A nested call (one with a parent
+   * call) takes none: it runs under its parent's, so a tool that schedules sub-calls and waits for them cannot
+   * deadlock on the permits it holds itself, whatever {@code maxParallel} and the depth.
+   */
   void onTurn() {
     if (call.isTerminal()) {
+      return;
+    }
+    if (call.identity().parentCallId() != null) {
+      if (PERMIT.compareAndSet(this, NO_PERMIT, NESTED) && !call.isTerminal() && !batch.deferStart(this)) {
+        submit();
+      }
       return;
     }
     if (sched.permits.acquire(this)) {
@@ -241,7 +256,8 @@ final class CallRun implements Runnable, Permits.Waiter {
       try {
         d = Objects.requireNonNull(i.before(call.snapshot()), "interceptor returned null");
       } catch (RuntimeException | Error e) { // user code: an Error ends the call too
-        ToolScheduler.log.warn("interceptor {} failed before call {} ({})", i.name(), call.callId(), call.toolName(), e);
+        ToolScheduler.log.warn("interceptor {} failed before call {} ({})", i.name(), call.callId(),
+            call.toolName(), e);
         call.fail(FailureKind.BLOCKED, "The call was blocked: a pre-execution check failed.");
         return;
       }
@@ -295,7 +311,8 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (current != a || !a.finish()) {
       return;
     }
-    call.fail(FailureKind.TIMEOUT, "The tool did not finish within " + ToolScheduler.describe(timeout) + " and was stopped.");
+    call.fail(FailureKind.TIMEOUT, "The tool did not finish within " + ToolScheduler.describe(timeout)
+        + " and was stopped.");
   }
 
   void onAttemptDone(Attempt a, ToolResult result, Throwable error) {
@@ -324,7 +341,8 @@ final class CallRun implements Runnable, Permits.Waiter {
         try {
           out = Objects.requireNonNull(i.after(call.snapshot(), out), "interceptor returned null");
         } catch (RuntimeException | Error e) { // user code: an Error ends the call too
-          ToolScheduler.log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(), call.toolName(), e);
+          ToolScheduler.log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(),
+              call.toolName(), e);
           flushOutput();
           call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed.");
           return;

@@ -44,7 +44,8 @@ public sealed interface Decision
 
   /** Approve this call and store a grant for later calls matching {@code pattern}, expiring after {@code expiry}. */
   static ApproveAlways approveAlways(PermissionRequest request, ArgumentPattern pattern, Duration expiry) {
-    return new ApproveAlways(request.requestId(), request.argumentsVersion(), pattern, Objects.requireNonNull(expiry, "expiry"));
+    return new ApproveAlways(request.requestId(), request.argumentsVersion(), pattern,
+        Objects.requireNonNull(expiry, "expiry"));
   }
 
   /** Approve the call with {@code arguments} in place of the ones shown. */
@@ -99,7 +100,8 @@ public sealed interface Decision
    * @param arguments which later arguments are covered
    * @param expiry how long the grant lasts; null for ever
    */
-  record ApproveAlways(String requestId, int argumentsVersion, ArgumentPattern arguments, Duration expiry) implements Decision {
+  record ApproveAlways(String requestId, int argumentsVersion, ArgumentPattern arguments, Duration expiry)
+      implements Decision {
     /** Checks the parts: the expiry, when given, must be positive. */
     public ApproveAlways {
       Objects.requireNonNull(requestId, "requestId");

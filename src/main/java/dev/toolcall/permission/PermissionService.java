@@ -73,8 +73,8 @@ import org.slf4j.LoggerFactory;
  * service's default; durations beyond about 146 years are clamped to that. Deadlines are measured on the monotonic
  * {@link Ticker}, never on the wall clock, and compared only by difference ({@code deadlineTick - now}), so a ticker
  * that starts anywhere, near {@link Long#MAX_VALUE} included, gives the right countdown and deadline. They run on a
- * {@link DeadlineTimer}: a task that fires early is re-scheduled for the rest, so no request times out early. A timeout denies the call
- * with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial.
+ * {@link DeadlineTimer}: a task that fires early is re-scheduled for the rest, so no request times out early. A timeout
+ * denies the call with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial.
  *
  * <h2>Close</h2>
  * {@link #close()} cancels the call of every waiting request (never approves it), fails pending
