@@ -25,6 +25,12 @@ public record Reason(String code, String message) implements Change {
   public static final Reason AUTO_APPROVED = new Reason("auto_approved", "auto-approved");
   /** Execution begins. */
   public static final Reason STARTED = new Reason("started", "execution started");
+  /**
+   * RUNNING only to validate the call (an unknown tool, malformed or invalid arguments, edited arguments that no
+   * longer fit): the tool is not entered, and FAILED follows. {@link ToolCallSnapshot#toolStarted()} tells the two
+   * kinds of RUNNING apart for a UI.
+   */
+  public static final Reason VALIDATING = new Reason("validating", "validating the call");
   /** The tool returned a result. */
   public static final Reason SUCCEEDED = new Reason("succeeded", "tool succeeded");
   /** The call failed. */

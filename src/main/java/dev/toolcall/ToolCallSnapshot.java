@@ -88,6 +88,26 @@ public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, i
     return identity.toolName();
   }
 
+  /**
+   * Whether the call's execution was started: it reached RUNNING to run its tool, not only to be validated
+   * ({@link Reason#VALIDATING}). A call that failed validation went PENDING -&gt; RUNNING -&gt; FAILED without its tool
+   * ever being entered; a UI shows it as "validating", not "running".
+   */
+  public boolean toolStarted() {
+    for (ToolCallSnapshot v = this; v != null; v = v.previous) {
+      if (v.state == ToolCallState.RUNNING && v.previous != null && v.previous.state != ToolCallState.RUNNING
+          && !isValidating(v.change)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code change} is the move to RUNNING for validation only. */
+  static boolean isValidating(Change change) {
+    return change instanceof Reason r && r.code().equals(Reason.VALIDATING.code());
+  }
+
   /** Whether the state is terminal (then {@link #outcome()} is present). */
   public boolean isTerminal() {
     return outcome != null;

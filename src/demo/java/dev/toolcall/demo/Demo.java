@@ -371,10 +371,12 @@ public final class Demo {
       String head = String.format("%6s", "+" + seconds(Duration.ofNanos(s.identity().createdTick() - startTick)))
           + " " + name + " ".repeat(nameWidth - name.length()) + "  ";
       List<String[]> parts = new ArrayList<>(); // {plain, styled}: each state with its time and arrow
+      boolean started = s.toolStarted(); // a call that failed validation shows "validating", not "running"
       for (StateTransition t : s.history()) {
         String d = duration(t.timeInFrom());
-        parts.add(new String[] {t.from().wireName() + " " + d + " → ",
-            state(t.from(), theme, ansi) + " " + dim(d + " → ", ansi)});
+        String seg = t.from() == ToolCallState.RUNNING && !started ? "validating" : t.from().wireName();
+        parts.add(new String[] {seg + " " + d + " → ",
+            state(t.from(), seg, theme, ansi) + " " + dim(d + " → ", ansi)});
       }
       String last = s.state().wireName() + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : "");
       parts.add(new String[] {last, state(s.state(), theme, ansi)
@@ -415,8 +417,11 @@ public final class Demo {
   }
 
   private static String state(ToolCallState s, Theme theme, boolean ansi) {
-    return ansi ? ESC + "[" + TerminalRenderer.sgr(theme.style(s).color()) + "m" + s.wireName() + ESC + "[0m"
-        : s.wireName();
+    return state(s, s.wireName(), theme, ansi);
+  }
+
+  private static String state(ToolCallState s, String name, Theme theme, boolean ansi) {
+    return ansi ? ESC + "[" + TerminalRenderer.sgr(theme.style(s).color()) + "m" + name + ESC + "[0m" : name;
   }
 
   private static String bold(String s, boolean ansi) {

@@ -71,7 +71,7 @@ public final class ToolScheduler implements AutoCloseable {
   static final Logger log = LoggerFactory.getLogger(ToolScheduler.class);
   /** How many ended calls the window of known call ids keeps by default (every call not yet ended is kept too). */
   static final int DEFAULT_KNOWN_CALLS = 4_096;
-  static final Reason VALIDATING = Reason.of("validating", "validating the call");
+  static final Reason VALIDATING = Reason.VALIDATING;
 
   /** Counters shared with the per-call helpers. */
   static final class Counters {

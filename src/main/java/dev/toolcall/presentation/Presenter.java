@@ -155,7 +155,7 @@ public final class Presenter {
     return new ToolCallView(snapshot.callId(), snapshot.toolName(), snapshot.identity().parent(), depth, isNested,
         hasNested, raw, Text.preview(previewSource(snapshot.arguments()), argumentsPreviewLength), state, display,
         theme.style(display), show, countdown, snapshot.attempt(), retry, tail, dropped, result, error, durations,
-        inState, elapsed, snapshot.version());
+        inState, elapsed, snapshot.version(), snapshot.toolStarted());
   }
 
   private static String previewSource(ToolArguments a) {

@@ -39,12 +39,15 @@ import java.util.Optional;
  * @param timeInState how long the call has been in its state
  * @param elapsed the time from creation to the end (terminal) or to now
  * @param version the snapshot's version
+ * @param toolStarted whether the call's tool was started; false for a call that went to RUNNING only to be
+ *     validated ({@link dev.toolcall.ToolCallSnapshot#toolStarted()}): its RUNNING segment reads "validating"
  */
 public record ToolCallView(String callId, String toolName, Optional<String> parentCallId, int depth,
     boolean isNested, boolean hasNested, String arguments, String argumentsPreview, ToolCallState state,
     ToolCallState displayState, StateStyle style, boolean showContent, Optional<Countdown> countdown, int attempt,
     Optional<Retry> retry, List<String> outputTail, long outputDropped, Optional<String> result,
-    Optional<String> error, List<StateDuration> durations, Duration timeInState, Duration elapsed, int version) {
+    Optional<String> error, List<StateDuration> durations, Duration timeInState, Duration elapsed, int version,
+    boolean toolStarted) {
 
   /**
    * The countdown of a permission request that is auto-denied at its deadline.
@@ -181,10 +184,18 @@ public record ToolCallView(String callId, String toolName, Optional<String> pare
     b.append("Durations: ");
     for (int i = 0; i < durations.size(); i++) {
       StateDuration d = durations.get(i);
-      b.append(i == 0 ? "" : ", ").append(d.state().wireName()).append(' ')
+      b.append(i == 0 ? "" : ", ").append(segmentName(d.state())).append(' ')
           .append(Text.formatDuration(d.duration())).append(d.current() ? " so far" : "");
     }
     b.append(durations.isEmpty() ? "" : "; ").append("total ").append(Text.formatDuration(elapsed)).append('\n');
     return b.toString();
+  }
+
+  /**
+   * The name of a state in the durations: "validating" for the RUNNING segment of a call whose tool never started,
+   * the state's wire name otherwise.
+   */
+  public String segmentName(ToolCallState segment) {
+    return segment == ToolCallState.RUNNING && !toolStarted ? "validating" : segment.wireName();
   }
 }
