@@ -124,6 +124,7 @@ public final class Agent {
   final DoubleSupplier random;
   final String parentCallId; // null: the agent's calls are top-level calls
   final Consumer<? super ModelDelta> deltaListener;
+  final ToolFailurePolicy toolFailures;
   /** Every call id answered in this conversation so far; guarded by lock. A later call reusing one is refused. */
   final Set<String> answeredIds = new HashSet<>();
   final StreamedCalls streams = new StreamedCalls(this);
@@ -140,6 +141,7 @@ public final class Agent {
     this.random = b.random;
     this.parentCallId = b.parentCallId;
     this.deltaListener = b.deltaListener;
+    this.toolFailures = b.toolFailures;
     this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
         .eventBus(runtime.events()).build();
   }
@@ -539,6 +541,7 @@ public final class Agent {
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private Consumer<? super ModelDelta> deltaListener;
     private String parentCallId;
+    private ToolFailurePolicy toolFailures = ToolFailurePolicy.REPORT_TO_MODEL;
 
     private Builder(ModelClient model, ToolCallRuntime runtime) {
       this.model = Objects.requireNonNull(model, "model");
@@ -548,6 +551,15 @@ public final class Agent {
     /** The conversation id, also the session id of its tool calls (default {@code conversation-1}); non-blank. */
     public Builder conversationId(String conversationId) {
       this.conversationId = Checks.requireNonBlank(conversationId, "conversationId");
+      return this;
+    }
+
+    /**
+     * What a turn does when a tool fails in its tool (default {@link ToolFailurePolicy#REPORT_TO_MODEL}: the model
+     * gets the error and the turn goes on; {@link ToolFailurePolicy#FAIL_TURN} ends the turn FAILED, as seed 03).
+     */
+    public Builder toolFailurePolicy(ToolFailurePolicy policy) {
+      this.toolFailures = Objects.requireNonNull(policy, "policy");
       return this;
     }
 

@@ -2,6 +2,8 @@ package dev.toolcall.conversation;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.OpenBatch;
 import java.util.ArrayList;
@@ -139,11 +141,12 @@ final class StreamedCalls {
           () -> agent.conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
       return;
     }
-    boolean allRefused = true;
+    boolean noneCanRun = true;
     for (Announced a : st.announced) {
-      allRefused &= a.refusal != null;
+      noneCanRun &= a.refusal != null || invalid(a.call);
     }
-    if (allRefused) {
+    if (noneCanRun) { // seed 03: processing_llm_response -> handling_tool_error (invalid tool calls)
+      st.hold.complete(null);
       batch.whenDone().whenComplete((results, e) -> agent.guarded(t, () -> agent.tools.onAllRefused(t, calls)));
       return;
     }
@@ -173,6 +176,19 @@ final class StreamedCalls {
           + ", so its result could not be told apart. Send the call again with a new, unique id.";
     }
     return null;
+  }
+
+  /**
+   * Whether {@code call} ended FAILED in validation, its tool never entered (an unknown tool, malformed or invalid
+   * arguments): validation happens as each call's arguments complete, so by the time the response is complete an
+   * invalid call has ended.
+   */
+  static boolean invalid(ToolCall call) {
+    if (call == null) {
+      return false;
+    }
+    ToolCallSnapshot s = call.snapshot();
+    return s.state() == ToolCallState.FAILED && !s.toolStarted();
   }
 
   /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */

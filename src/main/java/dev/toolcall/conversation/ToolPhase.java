@@ -1,5 +1,8 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.Outcome;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.tool.Tool;
@@ -47,11 +50,62 @@ final class ToolPhase {
       runTools(t, st, batch);
     } else {
       authorized.whenComplete((x, e) -> agent.guarded(t, () -> {
-        if (agent.step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+        if (noneRuns(batch)) { // seed 03: awaiting_tool_approval -> generating_response (every call denied)
+          st.hold.complete(null);
+          batch.whenDone().whenComplete((r, f) -> agent.guarded(t, () -> onAllDenied(t)));
+        } else if (agent.step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
             ConversationReasons.TOOLS_STARTED)) {
           runTools(t, st, batch);
         }
       }));
+    }
+  }
+
+  /** The first call that failed in its tool (not in validation, a guard or a permission), or null. */
+  private static CallResult firstToolFailure(List<CallResult> results) {
+    for (CallResult r : results) {
+      if (r.snapshot().outcome() instanceof Outcome.Failed f) {
+        switch (f.kind()) {
+          case TOOL_ERROR, TIMEOUT, NULL_RESULT, EXECUTOR_REJECTED, OUTCOME_UNKNOWN, INTERNAL_ERROR:
+            return r;
+          default:
+            break;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Whether no call of {@code batch} is left to run: each was denied, cancelled, refused or failed validation. */
+  private static boolean noneRuns(Batch batch) {
+    for (ToolCall c : batch.calls()) {
+      if (!c.isTerminal()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The approval wait ended with no call approved (a person denied them, or they timed out or were cancelled), and
+   * every call's terminal event is out: the denials go to the model, awaiting_tool_approval -> generating_response.
+   */
+  void onAllDenied(Turn t) {
+    boolean won;
+    synchronized (agent.lock) {
+      if (!agent.live(t)) {
+        return;
+      }
+      won = agent.conversation.transition(ConversationState.AWAITING_TOOL_APPROVAL,
+          ConversationState.GENERATING_RESPONSE, ConversationReasons.TOOLS_DENIED).won();
+      if (won) {
+        agent.closeOut(t);
+      }
+    }
+    if (!won) {
+      agent.stoppedOutside(t);
+    } else {
+      agent.continueOrStop(t);
     }
   }
 
@@ -62,14 +116,33 @@ final class ToolPhase {
   }
 
   /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
+  /** The error of the response's first call: its refusal, or the message of its failed validation. Under lock. */
+  private static String firstError(Turn t) {
+    if (t.refusals[0] != null) {
+      return t.refusals[0];
+    }
+    int j = t.scheduledIndex[0];
+    if (j >= 0 && t.batch != null) {
+      ToolCallSnapshot s = t.batch.calls().get(j).snapshot();
+      if (s.outcome() != null) {
+        return s.outcome().messageForModel();
+      }
+    }
+    return "The tool call could not be run.";
+  }
+
+  /**
+   * No call of the response can run (each was refused by a guard or failed validation): the errors go to the model
+   * through handling_tool_error, with the first call's tool and error as the state's detail.
+   */
   void onAllRefused(Turn t, List<ToolCallRequest> calls) {
     boolean won;
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
       }
-      won = agent.conversation.toolError(ConversationState.PROCESSING_LLM_RESPONSE, calls.get(0).name(), t.refusals[0])
-          .won();
+      won = agent.conversation.toolError(ConversationState.PROCESSING_LLM_RESPONSE, calls.get(0).name(),
+          firstError(t)).won();
       if (won) {
         agent.closeOut(t);
       }
@@ -84,6 +157,16 @@ final class ToolPhase {
 
   /** Every call of the batch has ended and its terminal event is out: processing_tool_results. */
   void onBatchDone(Turn t, List<CallResult> results) {
+    if (agent.toolFailures == ToolFailurePolicy.FAIL_TURN) {
+      CallResult failed = firstToolFailure(results);
+      if (failed != null) { // seed 03: executing_tools -> failed (an unrecoverable tool error)
+        String error = "The turn failed: tool call " + failed.callId() + " (" + failed.toolName() + ") failed: "
+            + failed.messageForModel();
+        agent.finish(t, TurnResult.Ending.FAILED, error,
+            () -> agent.conversation.fail(ConversationState.EXECUTING_TOOLS, error));
+        return;
+      }
+    }
     boolean won;
     synchronized (agent.lock) {
       if (!agent.live(t)) {
