@@ -54,6 +54,36 @@ public record ToolDefinition(String name, String description, JsonNode parameter
     }
   }
 
+  /**
+   * Reads a definition from the JSON form model providers use for function tools: the flat form
+   * ({@code {"type":"function","name":..,"description":..,"parameters":{..}}}), the nested chat-completions form
+   * ({@code {"type":"function","function":{..}}}) or Anthropic's ({@code input_schema}). As in seed 03,
+   * {@code requires_approval} is true when absent; {@code read_only}, {@code idempotent} and {@code return_direct}
+   * are false when absent; other fields are ignored.
+   *
+   * @throws IllegalArgumentException naming the field, when the JSON is malformed, the name is missing or invalid, or
+   *     a known field has the wrong type
+   */
+  public static ToolDefinition fromJson(String json) {
+    Objects.requireNonNull(json, "json");
+    return ToolDefinitionJson.read(ToolDefinitionJson.parse(json, "the tool definition"));
+  }
+
+  /** {@link #fromJson(String)} for a parsed node. */
+  public static ToolDefinition fromJson(JsonNode json) {
+    Objects.requireNonNull(json, "json");
+    return ToolDefinitionJson.read(json);
+  }
+
+  /**
+   * This definition in the flat provider form, with {@code requires_approval} always written and the other flags
+   * when true; {@link #fromJson(JsonNode)} reads it back to an equal definition, except for the timeouts and the
+   * retry policy, which have no JSON form here. A new node each time.
+   */
+  public ObjectNode toJson() {
+    return ToolDefinitionJson.write(this);
+  }
+
   /** A copy of the parameters schema. */
   @Override
   public JsonNode parameters() {
@@ -107,6 +137,16 @@ public record ToolDefinition(String name, String description, JsonNode parameter
     /** The JSON Schema of the arguments. */
     public Builder parameters(JsonNode schema) {
       this.parameters = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /**
+     * The JSON Schema of the arguments, as JSON text.
+     *
+     * @throws IllegalArgumentException if {@code schemaJson} is not one JSON value (with where it broke)
+     */
+    public Builder parameters(String schemaJson) {
+      this.parameters = ToolDefinitionJson.parse(Objects.requireNonNull(schemaJson, "schemaJson"), "parameters");
       return this;
     }
 
