@@ -160,12 +160,34 @@ public final class Conversation {
    * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> TRANSIENT_FAILURE} is not an edge
    */
   public TransitionResult<ConversationSnapshot> transientFailure(ConversationState expected, String error) {
+    return transientFailureCounted(expected, error, 0);
+  }
+
+  /**
+   * Like {@link #transientFailure(ConversationState, String)} with the retry count given ({@code retryCount >= 1}),
+   * for a failure whose retries are counted elsewhere: a tool call's retry (its attempt number minus one).
+   *
+   * @throws IllegalArgumentException if {@code retryCount} is below 1
+   * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> TRANSIENT_FAILURE} is not an edge
+   */
+  public TransitionResult<ConversationSnapshot> transientFailure(ConversationState expected, String error,
+      int retryCount) {
+    if (retryCount < 1) {
+      throw new IllegalArgumentException("retryCount must be >= 1, was " + retryCount);
+    }
+    return transientFailureCounted(expected, error, retryCount);
+  }
+
+  /** {@code retryCount} 0: counted from the conversation's own consecutive failures. */
+  private TransitionResult<ConversationSnapshot> transientFailureCounted(ConversationState expected, String error,
+      int retryCount) {
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(error, "error");
     ConversationState.TABLE.check(expected, ConversationState.TRANSIENT_FAILURE);
     return logged(cell.transition(expected, ConversationState.TRANSIENT_FAILURE,
         cur -> cur.next(ConversationState.TRANSIENT_FAILURE,
-            new StateDetail.TransientFailure(error, retryCountAfter(cur)), ConversationReasons.TRANSIENT_ERROR,
+            new StateDetail.TransientFailure(error, retryCount > 0 ? retryCount : retryCountAfter(cur)),
+            ConversationReasons.TRANSIENT_ERROR,
             ticker.read())));
   }
 

@@ -6,8 +6,10 @@ import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.tool.Tool;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -109,10 +111,21 @@ final class ToolPhase {
     }
   }
 
-  /** In executing_tools (published): lets the batch's tools start, and waits for every call to end. */
+  /**
+   * In executing_tools (published): lets the batch's tools start, and waits for every call to end. While a call of
+   * the batch waits out a retry backoff the conversation shows transient_failure ({@link ToolRetryWatch}).
+   */
   void runTools(Turn t, StreamedCalls.Streamed st, Batch batch) {
+    Set<String> ids = new HashSet<>();
+    for (ToolCall c : batch.calls()) {
+      ids.add(c.callId());
+    }
+    ToolRetryWatch retries = new ToolRetryWatch(agent, t, ids).start();
     st.hold.complete(null);
-    batch.whenDone().whenComplete((results, e) -> agent.guarded(t, () -> onBatchDone(t, results)));
+    batch.whenDone().whenComplete((results, e) -> {
+      retries.stop();
+      agent.guarded(t, () -> onBatchDone(t, results));
+    });
   }
 
   /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
