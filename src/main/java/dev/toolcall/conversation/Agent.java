@@ -125,6 +125,8 @@ public final class Agent {
   final String parentCallId; // null: the agent's calls are top-level calls
   final Consumer<? super ModelDelta> deltaListener;
   final ToolFailurePolicy toolFailures;
+  final String instructions;
+  final ModelOptions options;
   /** Every call id answered in this conversation so far; guarded by lock. A later call reusing one is refused. */
   final Set<String> answeredIds = new HashSet<>();
   final StreamedCalls streams = new StreamedCalls(this);
@@ -142,6 +144,14 @@ public final class Agent {
     this.parentCallId = b.parentCallId;
     this.deltaListener = b.deltaListener;
     this.toolFailures = b.toolFailures;
+    this.instructions = b.instructions;
+    this.options = b.options;
+    this.messages.addAll(b.history);
+    for (Message m : b.history) {
+      if (m instanceof ToolResultMessage r) {
+        answeredIds.add(r.callId());
+      }
+    }
     this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
         .eventBus(runtime.events()).build();
   }
@@ -246,11 +256,25 @@ public final class Agent {
     return conversation.state().isBusy();
   }
 
-  /** The conversation's messages so far, oldest first: an immutable copy. */
+  /**
+   * The conversation's messages so far, oldest first: an immutable copy. It is the history to export: an agent built
+   * with {@link Builder#history} of it (and the same instructions and options) asks the model what this one would.
+   * Taken while a turn responds, it may end with an assistant message whose tool calls have no results yet.
+   */
   public List<Message> messages() {
     synchronized (lock) {
       return List.copyOf(messages);
     }
+  }
+
+  /** The system instructions sent with every model request; empty when there are none. */
+  public String instructions() {
+    return instructions;
+  }
+
+  /** The options sent with every model request. */
+  public ModelOptions options() {
+    return options;
   }
 
   /** The conversation this agent drives (its state, snapshot and events). */
@@ -276,7 +300,7 @@ public final class Agent {
       if (!live(t)) {
         return;
       }
-      request = new ModelRequest(messages, runtime.registry().definitions());
+      request = new ModelRequest(messages, runtime.registry().definitions(), instructions, options);
       t.stream = null; // the previous response's calls are in t.batch
     }
     Consumer<ModelDelta> listener = d -> {
@@ -448,7 +472,7 @@ public final class Agent {
       st.hold.complete(null); // nothing left to start: lets the cancelled calls' pipelines finish
     }
     closeOut(t);
-    return new TurnResult(ending, text, t.toolResults, t.callResults);
+    return new TurnResult(ending, text, t.toolResults, t.callResults, t.usage);
   }
 
   /**
@@ -542,6 +566,9 @@ public final class Agent {
     private Consumer<? super ModelDelta> deltaListener;
     private String parentCallId;
     private ToolFailurePolicy toolFailures = ToolFailurePolicy.REPORT_TO_MODEL;
+    private String instructions = "";
+    private ModelOptions options = ModelOptions.DEFAULTS;
+    private List<Message> history = List.of();
 
     private Builder(ModelClient model, ToolCallRuntime runtime) {
       this.model = Objects.requireNonNull(model, "model");
@@ -560,6 +587,37 @@ public final class Agent {
      */
     public Builder toolFailurePolicy(ToolFailurePolicy policy) {
       this.toolFailures = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** The system message (instructions) sent with every model request (default: none). */
+    public Builder instructions(String instructions) {
+      this.instructions = Objects.requireNonNull(instructions, "instructions");
+      return this;
+    }
+
+    /**
+     * The options sent with every model request (default {@link ModelOptions#DEFAULTS}). A
+     * {@link ToolChoice#tool named tool choice} must name a tool of the runtime's registry; that is checked when
+     * the agent is built.
+     */
+    public Builder options(ModelOptions options) {
+      this.options = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * The messages the conversation starts with, oldest first: a history exported by {@link Agent#messages()} or
+     * written by the runtime. It must be well-formed, as the agent itself would have made it: every tool call of an
+     * assistant message is answered by exactly one {@link ToolResultMessage} (same id and tool name), in the calls'
+     * order, right after it; no result answers anything else; no call id appears twice; the last message is no
+     * assistant message with unanswered calls. The call ids of the history count as used: a model that repeats one
+     * later is told so and the call does not run.
+     *
+     * @throws IllegalArgumentException naming the first message (by index) that breaks a rule
+     */
+    public Builder history(List<? extends Message> history) {
+      this.history = History.check(Objects.requireNonNull(history, "history"));
       return this;
     }
 
@@ -614,8 +672,19 @@ public final class Agent {
       return this;
     }
 
-    /** The agent, its conversation IDLE. */
+    /**
+     * The agent, its conversation IDLE.
+     *
+     * @throws IllegalArgumentException if {@link #options} name a tool the runtime's registry does not have
+     */
     public Agent build() {
+      if (options.toolChoice() instanceof ToolChoice.Named n && runtime.registry().find(n.toolName()).isEmpty()) {
+        throw new IllegalArgumentException("options.toolChoice names the tool '" + n.toolName()
+            + "', which the runtime's registry does not have");
+      }
+      if (options.toolChoice() instanceof ToolChoice.Required && runtime.registry().size() == 0) {
+        throw new IllegalArgumentException("options.toolChoice is required, but the runtime's registry has no tools");
+      }
       return new Agent(this);
     }
   }

@@ -77,11 +77,20 @@ public sealed interface ModelDelta
    * The response is complete; nothing follows.
    *
    * @param stopReason why the model stopped
+   * @param usage the tokens used, as the provider reported them ({@link TokenUsage#NONE} when not reported)
+   * @param finishReason the provider's own finish reason; empty when unknown
    */
-  record ResponseCompleted(StopReason stopReason) implements ModelDelta {
-    /** Checks the reason. */
+  record ResponseCompleted(StopReason stopReason, TokenUsage usage, String finishReason) implements ModelDelta {
+    /** Completion without usage or provider finish reason. */
+    public ResponseCompleted(StopReason stopReason) {
+      this(stopReason, TokenUsage.NONE, "");
+    }
+
+    /** Checks the parts. */
     public ResponseCompleted {
       Objects.requireNonNull(stopReason, "stopReason");
+      Objects.requireNonNull(usage, "usage");
+      Objects.requireNonNull(finishReason, "finishReason");
     }
   }
 
@@ -102,7 +111,7 @@ public sealed interface ModelDelta
       }
       out.add(new ToolCallCompleted(c.id()));
     }
-    out.add(new ResponseCompleted(response.stopReason()));
+    out.add(new ResponseCompleted(response.stopReason(), response.usage(), response.finishReason()));
     return Collections.unmodifiableList(out);
   }
 }

@@ -27,6 +27,7 @@ public final class ModelResponseAssembler {
   private final List<CallBuilder> calls = new ArrayList<>();
   private final HashMap<String, CallBuilder> open = new HashMap<>();
   private StopReason stopReason;
+  private ModelDelta.ResponseCompleted completion;
 
   /** An assembler with nothing received. */
   public ModelResponseAssembler() {}
@@ -66,6 +67,7 @@ public final class ModelResponseAssembler {
       }
     } else if (delta instanceof ModelDelta.ResponseCompleted r) {
       stopReason = r.stopReason();
+      completion = r;
       if (!open.isEmpty()) {
         ArrayList<ModelDelta> out = new ArrayList<>(open.size() + 1);
         for (CallBuilder c : calls) {
@@ -110,7 +112,7 @@ public final class ModelResponseAssembler {
     for (CallBuilder c : calls) {
       out.add(new ToolCallRequest(c.id, c.name, c.arguments.toString()));
     }
-    return new ModelResponse(text.toString(), out, stopReason);
+    return new ModelResponse(text.toString(), out, stopReason, completion.usage(), completion.finishReason());
   }
 
   private static ModelException malformed(String what) {

@@ -114,6 +114,7 @@ final class StreamedCalls {
         t.lostStep = true;
       } else {
         agent.messages.add(response.toMessage());
+        t.usage = t.usage.plus(response.usage());
         t.open(calls);
         for (int i = 0; i < calls.size(); i++) {
           t.scheduledIndex[i] = st.announced.get(i).batchIndex;

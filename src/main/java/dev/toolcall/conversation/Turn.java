@@ -19,6 +19,8 @@ final class Turn {
   final List<ToolResultMessage> toolResults = new ArrayList<>(); // guarded
   final List<CallResult> callResults = new ArrayList<>(); // guarded
   boolean ended; // guarded
+  /** The tokens of the turn's model responses so far. */
+  TokenUsage usage = TokenUsage.NONE; // guarded
   boolean lostStep; // the loop's current step only
   TurnResult superseded; // guarded
   Batch batch; // guarded

@@ -15,8 +15,15 @@ import java.util.Objects;
  *     to the conversation (refused calls included); an immutable copy
  * @param calls the terminal result of every tool call of the turn's responses, in order (a call a guard refused
  *     included: it failed without running); an immutable copy
+ * @param usage the tokens of every model response of the turn together, as the model client reported them
  */
-public record TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls) {
+public record TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls,
+    TokenUsage usage) {
+
+  /** A result without token usage ({@link TokenUsage#NONE}). */
+  public TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls) {
+    this(ending, text, toolResults, calls, TokenUsage.NONE);
+  }
 
   /** Why a turn ended. */
   public enum Ending {
@@ -44,5 +51,6 @@ public record TurnResult(Ending ending, String text, List<ToolResultMessage> too
     Objects.requireNonNull(text, "text");
     toolResults = List.copyOf(Objects.requireNonNull(toolResults, "toolResults"));
     calls = List.copyOf(Objects.requireNonNull(calls, "calls"));
+    Objects.requireNonNull(usage, "usage");
   }
 }

@@ -311,7 +311,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (current != a || !a.finish()) {
       return;
     }
-    call.fail(FailureKind.TIMEOUT, "The tool did not finish within " + ToolScheduler.describe(timeout)
+    failRun(FailureKind.TIMEOUT, "The tool did not finish within " + ToolScheduler.describe(timeout)
         + " and was stopped.");
   }
 
@@ -333,7 +333,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (t == null) {
       if (result == null) {
         flushOutput();
-        call.fail(FailureKind.NULL_RESULT, "The tool returned no result.");
+        failRun(FailureKind.NULL_RESULT, "The tool returned no result.");
         return;
       }
       ToolResult out = result;
@@ -373,16 +373,33 @@ final class CallRun implements Runnable, Permits.Waiter {
       if (t instanceof TransientToolException && a.number > 1) {
         msg = msg + " (gave up after " + a.number + " attempts)";
       }
-      call.fail(FailureKind.TOOL_ERROR, msg);
+      failRun(FailureKind.TOOL_ERROR, msg);
     } else if (t instanceof InterruptedException) {
-      call.fail(FailureKind.TOOL_ERROR, "The tool was interrupted.");
+      failRun(FailureKind.TOOL_ERROR, "The tool was interrupted.");
     } else if (t instanceof Error) {
       ToolScheduler.log.error("tool {} threw an Error on call {}", call.toolName(), call.callId(), t);
-      call.fail(FailureKind.INTERNAL_ERROR, "The tool crashed: " + safeErrorText(t));
+      failRun(FailureKind.INTERNAL_ERROR, "The tool crashed: " + safeErrorText(t));
     } else {
       ToolScheduler.log.debug("tool {} failed on call {}", call.toolName(), call.callId(), t);
-      call.fail(FailureKind.TOOL_ERROR, safeErrorText(t));
+      failRun(FailureKind.TOOL_ERROR, safeErrorText(t));
     }
+  }
+
+  /**
+   * Fails the call after its tool ran (or was started): each interceptor's {@link ToolInterceptor#afterFailure} may
+   * rewrite the message for the model first. An interceptor that throws keeps the message as it was.
+   */
+  void failRun(FailureKind kind, String message) {
+    String msg = message;
+    for (ToolInterceptor i : sched.interceptors) {
+      try {
+        msg = Objects.requireNonNull(i.afterFailure(call.snapshot(), kind, msg), "interceptor returned null");
+      } catch (RuntimeException | Error e) { // user code: the failure stands as it was
+        ToolScheduler.log.warn("interceptor {} failed on the failure of call {} ({})", i.name(), call.callId(),
+            call.toolName(), e);
+      }
+    }
+    call.fail(kind, msg);
   }
 
   String messageOf(Throwable t) {

@@ -11,6 +11,7 @@ import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
+import dev.toolcall.event.Subscription;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
@@ -20,10 +21,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -114,6 +117,11 @@ public final class PermissionService implements AutoCloseable {
   private final AtomicLong sequence = new AtomicLong();
   private final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
   private final RequestQueue queue = new RequestQueue();
+  private final List<PermissionHook> hooks;
+  private final RequestListeners requestListeners = new RequestListeners(id -> {
+    Pending p = byId.get(id);
+    return p == null ? null : p.current();
+  });
   /** Requests resolved recently: id -> the snapshot that resolved them, so a late decision learns what won. */
   private final Cache<String, ToolCallSnapshot> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
   /** Session id -> its grants (immutable lists, replaced atomically). */
@@ -127,6 +135,7 @@ public final class PermissionService implements AutoCloseable {
     this.defaultTimeout = b.defaultTimeout;
     this.clock = b.clock;
     this.ticker = b.ticker;
+    this.hooks = List.copyOf(b.hooks);
     this.ownsTimer = b.timer == null;
     this.deadlines = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
     this.idPrefix = "perm-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
@@ -172,6 +181,32 @@ public final class PermissionService implements AutoCloseable {
   }
 
   private CompletionStage<ToolCallSnapshot> evaluate(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
+    PermissionHook.Verdict hooked = PermissionHook.Verdict.CONTINUE;
+    for (PermissionHook h : hooks) {
+      PermissionHook.Verdict v;
+      try {
+        v = Objects.requireNonNull(h.check(s, definition), "the hook returned null");
+      } catch (RuntimeException | Error e) { // user code: fail closed
+        log.warn("permission hook {} failed on call {} ({}); the call is denied", h.name(), call.callId(),
+            call.toolName(), e);
+        return denyByPolicy(call, "The call was denied: a permission check failed.");
+      }
+      if (v instanceof PermissionHook.Deny d) {
+        return denyByPolicy(call, d.reason());
+      }
+      if (v instanceof PermissionHook.Rewrite r) {
+        TransitionResult<ToolCallSnapshot> w = call.modifyArguments(ToolCallState.PENDING, s.argumentsVersion(),
+            r.arguments(), h.name());
+        if (w.lost()) {
+          ToolCallSnapshot cur = w.snapshot();
+          return cur.isTerminal() ? done(cur) : null; // changed meanwhile: evaluate again
+        }
+        s = w.snapshot();
+      } else if (v instanceof PermissionHook.Ask
+          || (v instanceof PermissionHook.Allow && !(hooked instanceof PermissionHook.Ask))) {
+        hooked = v;
+      }
+    }
     String tool = call.toolName();
     ToolArguments args = s.arguments();
     ApprovalMode m = mode;
@@ -179,16 +214,21 @@ public final class PermissionService implements AutoCloseable {
       return denyByPolicy(call, "Only read-only tools may run in plan (read-only) mode.");
     }
     PermissionPolicy.Verdict verdict = policy.evaluate(tool, args);
+    if (verdict.rule().isPresent() && verdict.effect() == PermissionRule.Effect.DENY) {
+      return denyByPolicy(call, "Rule: " + verdict.rule().get() + ".");
+    }
+    if (hooked instanceof PermissionHook.Ask) {
+      return ask(call, definition, s);
+    }
+    if (hooked instanceof PermissionHook.Allow a) {
+      return definition.requiresApproval() ? approve(call, "hook: " + a.why()) : done(s);
+    }
     if (verdict.rule().isPresent()) {
       PermissionRule rule = verdict.rule().get();
-      switch (verdict.effect()) {
-        case DENY:
-          return denyByPolicy(call, "Rule: " + rule + ".");
-        case ASK:
-          return ask(call, definition, s);
-        default:
-          return definition.requiresApproval() ? approve(call, "rule " + rule) : done(s);
+      if (verdict.effect() == PermissionRule.Effect.ASK) {
+        return ask(call, definition, s);
       }
+      return definition.requiresApproval() ? approve(call, "rule " + rule) : done(s);
     }
     if (!definition.requiresApproval()) {
       return done(s);
@@ -256,6 +296,9 @@ public final class PermissionService implements AutoCloseable {
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
     queue.put(p);
+    if (!requestListeners.isEmpty()) {
+      requestListeners.opened(p.request);
+    }
     p.timer = deadlines.schedule(() -> onDeadline(p), timeout);
     call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
@@ -298,6 +341,7 @@ public final class PermissionService implements AutoCloseable {
     String id = p.request.requestId();
     resolved.put(id, s);
     byId.remove(id, p);
+    requestListeners.resolved(id);
     queue.remove(p);
     p.cancelTimer();
     if (log.isDebugEnabled()) {
@@ -331,6 +375,22 @@ public final class PermissionService implements AutoCloseable {
   /** The waiting requests, oldest first, each with the arguments as they are now. A copy. */
   public List<PermissionRequest> pending() {
     return queue.pending();
+  }
+
+  /**
+   * Hands every permission request to {@code listener} on {@code executor}: those waiting now (oldest first), then
+   * each one as it opens, for a UI that shows all of them at once rather than the next one only. Each request is
+   * handed over once, and only while it still waits (one resolved before its turn is skipped); calls are one at a
+   * time, in the order the requests were handed over (of two requests opened one after the other, the older comes
+   * first). A listener that throws is logged and keeps its subscription; the request keeps waiting. An executor that
+   * rejects a delivery ends the subscription. Answer with {@link #decide}, from any thread.
+   *
+   * @return the subscription; closing it stops further deliveries
+   */
+  public Subscription onRequest(Consumer<? super PermissionRequest> listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    return requestListeners.add(listener, executor, queue::pending);
   }
 
   /** The request with {@code requestId}, as it is now, while it waits. */
@@ -494,6 +554,7 @@ public final class PermissionService implements AutoCloseable {
     if (!queue.close()) {
       return;
     }
+    requestListeners.closeAll();
     for (Pending p : byId.values()) {
       ToolCallSnapshot s = p.call.cancel(CLOSED).snapshot();
       if (s.state() != ToolCallState.PENDING && s.state() != ToolCallState.PERMISSION_PENDING) {
@@ -523,8 +584,15 @@ public final class PermissionService implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
     private DeadlineTimer timer;
+    private final java.util.ArrayList<PermissionHook> hooks = new java.util.ArrayList<>();
 
     private Builder() {}
+
+    /** Adds a check that runs before the policy (see {@link PermissionHook}); hooks run in the order added. */
+    public Builder hook(PermissionHook hook) {
+      hooks.add(Objects.requireNonNull(hook, "hook"));
+      return this;
+    }
 
     /** The rules (default: none, ask for everything that needs approval). */
     public Builder policy(PermissionPolicy policy) {

@@ -1,6 +1,7 @@
 package dev.toolcall.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.List;
@@ -43,6 +44,30 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
    * {@link Text}, an array of strings for {@link TextList}, the node for {@link Json}. A fresh copy each time.
    */
   JsonNode asJson();
+
+  /**
+   * These arguments read as a {@code type} (a record, a bean, a {@code Map}, a {@code String} for {@link Text}) by
+   * Jackson data binding: properties by name, unknown properties refused, {@code null} for a missing one (a
+   * primitive component gets its default). Use it inside a tool; a mismatch is the model's error, so it surfaces as a
+   * {@link ToolException} whose message, for the model, names the property and what was wrong, and the call ends
+   * FAILED with it.
+   *
+   * @throws ToolException if the arguments do not fit {@code type}
+   * @throws NullPointerException if {@code type} is null
+   */
+  default <T> T as(Class<T> type) throws ToolException {
+    return TypedArguments.read(asJson(), type, TypedArguments.MAPPER);
+  }
+
+  /**
+   * Like {@link #as(Class)} with a mapper of your own (modules for {@code java.time}, naming strategies, lenient
+   * unknown properties).
+   *
+   * @throws ToolException if the arguments do not fit {@code type}
+   */
+  default <T> T as(Class<T> type, ObjectMapper mapper) throws ToolException {
+    return TypedArguments.read(asJson(), type, Objects.requireNonNull(mapper, "mapper"));
+  }
 
   /**
    * Reads the text a model sent, under {@link ArgumentLimits#DEFAULT}. See {@link #parse(String, ArgumentLimits)}.

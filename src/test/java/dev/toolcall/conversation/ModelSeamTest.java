@@ -1,254 +1,178 @@
 package dev.toolcall.conversation;
 
+import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolcall.conversation.ModelDelta.ResponseCompleted;
-import dev.toolcall.conversation.ModelDelta.Text;
-import dev.toolcall.conversation.ModelDelta.ToolCallArguments;
-import dev.toolcall.conversation.ModelDelta.ToolCallCompleted;
-import dev.toolcall.conversation.ModelDelta.ToolCallStarted;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.testing.ScriptedModel;
+import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import java.io.IOException;
-import java.time.Duration;
+import dev.toolcall.tool.ToolResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The model seam carries what provider adapters need: instructions (the system message), request options, token
+ * usage and the provider's finish reason; and an agent can be seeded with a history and export it.
+ */
 class ModelSeamTest {
+  private final ToolCallRuntime runtime = ToolCallRuntime.builder().tools(
+      Tool.of(ToolDefinition.builder("echo").description("echoes").readOnly(true).requiresApproval(false).build(),
+          inv -> ToolResult.of("echoed"))).build();
 
-  static final ModelRequest REQUEST = new ModelRequest(List.of(new UserMessage("hi")), List.of());
-
-  static ModelException failureOf(CompletionStage<?> stage) {
-    try {
-      stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(ModelException.class);
-      return (ModelException) e.getCause();
-    } catch (InterruptedException | TimeoutException e) {
-      throw new AssertionError(e);
-    }
-    throw new AssertionError("stage completed normally");
+  @AfterEach
+  void close() {
+    runtime.close();
   }
 
-  static <T> T valueOf(CompletionStage<T> stage) throws Exception {
-    return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+  private static TurnResult await(CompletionStage<TurnResult> f) throws Exception {
+    return f.toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
   @Test
-  void assemblerKeepsAnnouncementOrderAndAccumulatesInterleavedFragments() throws Exception {
-    ModelResponseAssembler a = new ModelResponseAssembler();
-    List<ModelDelta> forwarded = new ArrayList<>();
-    for (ModelDelta d : List.of(new Text("Let me "), new ToolCallStarted("c1", "read_file"),
-        new ToolCallArguments("c1", "{\"pa"), new ToolCallStarted("c2", "grep"), new Text("look."),
-        new ToolCallArguments("c2", "{\"q\":1}"), new ToolCallArguments("c1", "th\":\"a\"}"),
-        new ToolCallCompleted("c2"), new ResponseCompleted(StopReason.TOOL_CALLS))) {
-      forwarded.addAll(a.accept(d));
-      if (d instanceof ToolCallArguments x && x.callId().equals("c1")) {
-        assertThat(a.rawArguments("c1")).isPresent();
-      }
-    }
-    assertThat(a.isComplete()).isTrue();
-    assertThat(a.response()).isEqualTo(new ModelResponse("Let me look.", List.of(
-        new ToolCallRequest("c1", "read_file", "{\"path\":\"a\"}"), new ToolCallRequest("c2", "grep", "{\"q\":1}")),
-        StopReason.TOOL_CALLS));
-    // c1 was never completed by the source: its completion is forwarded just before the response's
-    assertThat(forwarded.subList(forwarded.size() - 2, forwarded.size()))
-        .containsExactly(new ToolCallCompleted("c1"), new ResponseCompleted(StopReason.TOOL_CALLS));
-    assertThat(forwarded.stream().filter(d -> d instanceof ToolCallCompleted)).hasSize(2);
+  void instructionsAndOptionsReachEveryRequestOfATurn() throws Exception {
+    ScriptedModel model = new ScriptedModel().thenCalls(call("c1", "echo", "{}")).thenText("done");
+    ModelOptions options = ModelOptions.builder().toolChoice(ToolChoice.tool("echo")).temperature(0.2).maxTokens(512)
+        .provider("top_k", 40).build();
+    Agent agent = Agent.builder(model, runtime).instructions("You are terse.").options(options).build();
+
+    await(agent.send("hi"));
+
+    assertThat(model.requests()).hasSize(2).allSatisfy(r -> {
+      assertThat(r.instructions()).isEqualTo("You are terse.");
+      assertThat(r.options()).isEqualTo(options);
+    });
+    assertThat(options.temperature().getAsDouble()).isEqualTo(0.2);
+    assertThat(options.maxTokens().getAsInt()).isEqualTo(512);
+    assertThat(options.provider()).containsExactly(Map.entry("top_k", 40));
+    assertThat(agent.instructions()).isEqualTo("You are terse.");
   }
 
   @Test
-  void assemblerRefusesProtocolViolationsAsMalformedAndChangesNothing() throws Exception {
-    ModelResponseAssembler a = new ModelResponseAssembler();
-    a.accept(new ToolCallStarted("c1", "t"));
-    assertMalformed(a, new ToolCallStarted("c1", "t"), "announced twice");
-    assertMalformed(a, new ToolCallArguments("c9", "x"), "not open");
-    assertMalformed(a, new ToolCallCompleted("c9"), "not open");
-    a.accept(new ToolCallCompleted("c1"));
-    assertMalformed(a, new ToolCallArguments("c1", "late"), "not open");
-    assertMalformed(a, new ToolCallCompleted("c1"), "not open");
-    assertThatThrownBy(a::response).isInstanceOf(ModelException.class).hasMessageContaining("before the response");
-    // the model repeated an id after the first call completed: a second call, in order
-    a.accept(new ToolCallStarted("c1", "u"));
-    a.accept(new ToolCallArguments("c1", "{}"));
-    a.accept(new ResponseCompleted(StopReason.TOOL_CALLS));
-    assertMalformed(a, new Text("after"), "after the response completed");
-    assertThat(a.response().toolCalls()).containsExactly(new ToolCallRequest("c1", "t", ""),
-        new ToolCallRequest("c1", "u", "{}"));
-    assertThat(a.rawArguments("c1")).contains("{}");
-    assertThat(a.rawArguments("nope")).isEmpty();
-  }
-
-  static void assertMalformed(ModelResponseAssembler a, ModelDelta d, String what) {
-    assertThatThrownBy(() -> a.accept(d)).isInstanceOf(ModelException.class).hasMessageContaining(what)
-        .satisfies(e -> assertThat(((ModelException) e).kind()).isEqualTo(ModelException.Kind.MALFORMED_RESPONSE));
+  void aRequestWithoutInstructionsHasTheDefaults() {
+    ModelRequest r = new ModelRequest(List.of(new UserMessage("hi")), List.of());
+    assertThat(r.instructions()).isEmpty();
+    assertThat(r.options()).isEqualTo(ModelOptions.DEFAULTS);
+    assertThat(r.options().toolChoice()).isEqualTo(ToolChoice.auto());
   }
 
   @Test
-  void streamingClientForwardsNormalisedDeltasAndCompletesWithTheResponse() throws Exception {
-    ModelClient client = ModelClient.streaming((request, sink) -> {
-      sink.accept(new Text("ok "));
-      sink.accept(new ToolCallStarted("c1", "shell"));
-      sink.accept(new ToolCallArguments("c1", "ls"));
-      sink.accept(new ResponseCompleted(StopReason.TOOL_CALLS));
+  void optionsOutOfRangeAreRefusedNamingTheOption() {
+    assertThatThrownBy(() -> ModelOptions.builder().temperature(2.5).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("temperature");
+    assertThatThrownBy(() -> ModelOptions.builder().temperature(Double.NaN).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("temperature");
+    assertThatThrownBy(() -> ModelOptions.builder().maxTokens(0).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTokens");
+    assertThatThrownBy(() -> ToolChoice.tool(" ")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("toolName");
+    assertThatThrownBy(() -> new ModelRequest(List.of(new UserMessage("hi")), List.of(), "",
+        ModelOptions.builder().toolChoice(ToolChoice.tool("nope")).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'nope'");
+    assertThatThrownBy(() -> new ModelRequest(List.of(new UserMessage("hi")), List.of(), "",
+        ModelOptions.builder().toolChoice(ToolChoice.required()).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("offers no tools");
+    assertThatThrownBy(() -> Agent.builder(new ScriptedModel(), runtime)
+        .options(ModelOptions.builder().toolChoice(ToolChoice.tool("missing")).build()).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'missing'");
+  }
+
+  @Test
+  void usageOfEveryResponseOfATurnIsSummedWithTheFinishReasonKept() throws Exception {
+    ScriptedModel model = new ScriptedModel()
+        .then(ModelResponse.toolCalls("", List.of(call("c1", "echo", "{}"))).withUsage(new TokenUsage(100, 20),
+            "tool_calls"))
+        .then(ModelResponse.text("done").withUsage(new TokenUsage(130, 7), "stop"));
+    Agent agent = Agent.builder(model, runtime).build();
+
+    TurnResult r = await(agent.send("hi"));
+
+    assertThat(r.usage()).isEqualTo(new TokenUsage(230, 27));
+    assertThat(r.usage().totalTokens()).isEqualTo(257);
+  }
+
+  @Test
+  void aStreamedResponseCarriesItsUsageAndFinishReason() throws Exception {
+    StreamingModelClient source = (request, sink) -> {
+      sink.accept(new ModelDelta.Text("hel"));
+      sink.accept(new ModelDelta.Text("lo"));
+      sink.accept(new ModelDelta.ResponseCompleted(StopReason.MAX_TOKENS, new TokenUsage(9, 2), "length"));
       return CompletableFuture.completedFuture(null);
-    });
-    List<ModelDelta> seen = new ArrayList<>();
-    ModelResponse r = valueOf(client.stream(REQUEST, seen::add));
-    assertThat(r).isEqualTo(ModelResponse.toolCalls("ok ", List.of(new ToolCallRequest("c1", "shell", "ls"))));
-    assertThat(seen).containsExactly(new Text("ok "), new ToolCallStarted("c1", "shell"),
-        new ToolCallArguments("c1", "ls"), new ToolCallCompleted("c1"), new ResponseCompleted(StopReason.TOOL_CALLS));
-    assertThat(valueOf(client.complete(REQUEST))).isEqualTo(r);
-  }
-
-  @Test
-  void streamingClientFailuresAreModelExceptions() {
-    ModelClient noEnd = ModelClient.streaming((request, sink) -> {
-      sink.accept(new Text("cut"));
-      return CompletableFuture.completedFuture(null);
-    });
-    assertThat(failureOf(noEnd.complete(REQUEST)).kind()).isEqualTo(ModelException.Kind.MALFORMED_RESPONSE);
-
-    List<ModelDelta> seen = new ArrayList<>();
-    ModelClient broken = ModelClient.streaming((request, sink) -> {
-      sink.accept(new ToolCallArguments("ghost", "x"));
-      sink.accept(new Text("ignored after the failure"));
-      sink.accept(new ResponseCompleted(StopReason.END_TURN));
-      return CompletableFuture.completedFuture(null);
-    });
-    assertThat(failureOf(broken.stream(REQUEST, seen::add)).getMessage()).contains("ghost");
-    assertThat(seen).isEmpty();
-
-    ModelClient network = ModelClient.streaming((request, sink) ->
-        CompletableFuture.failedFuture(new IOException("connection reset")));
-    ModelException e = failureOf(network.complete(REQUEST));
-    assertThat(e.kind()).isEqualTo(ModelException.Kind.NETWORK);
-    assertThat(e.isTransient()).isTrue();
-
-    ModelClient throwing = ModelClient.streaming((request, sink) -> {
-      throw new IllegalStateException("bug");
-    });
-    assertThat(failureOf(throwing.complete(REQUEST)).getMessage()).contains("bug");
-
-    ModelClient ok = ModelClient.streaming((request, sink) -> {
-      sink.accept(new Text("a"));
-      sink.accept(new Text("b"));
-      sink.accept(new ResponseCompleted(StopReason.END_TURN));
-      return CompletableFuture.completedFuture(null);
-    });
-    List<ModelDelta> got = new ArrayList<>();
-    ModelException listenerBug = failureOf(ok.stream(REQUEST, d -> {
-      got.add(d);
-      throw new IllegalArgumentException("listener bug");
-    }));
-    assertThat(listenerBug.kind()).isEqualTo(ModelException.Kind.OTHER);
-    assertThat(listenerBug.getCause()).hasMessage("listener bug");
-    assertThat(got).as("no delta after the listener failed").hasSize(1);
-  }
-
-  @Test
-  void defaultStreamReplaysTheCompleteResponse() throws Exception {
-    ModelResponse response = ModelResponse.toolCalls("t", List.of(new ToolCallRequest("a", "x", "{}"),
-        new ToolCallRequest("b", "y", "")));
-    ModelClient client = request -> CompletableFuture.completedFuture(response);
-    List<ModelDelta> seen = new ArrayList<>();
-    assertThat(valueOf(client.stream(REQUEST, seen::add))).isEqualTo(response);
-    assertThat(seen).containsExactly(new Text("t"), new ToolCallStarted("a", "x"), new ToolCallArguments("a", "{}"),
-        new ToolCallCompleted("a"), new ToolCallStarted("b", "y"), new ToolCallCompleted("b"),
-        new ResponseCompleted(StopReason.TOOL_CALLS));
-
-    ModelClient nullResponse = request -> CompletableFuture.completedFuture(null);
-    assertThat(failureOf(nullResponse.stream(REQUEST, d -> {})).kind())
-        .isEqualTo(ModelException.Kind.MALFORMED_RESPONSE);
-    ModelClient failing = request -> CompletableFuture.failedFuture(
-        ModelException.of(ModelException.Kind.QUOTA_EXHAUSTED, "quota"));
-    ModelException quota = failureOf(failing.stream(REQUEST, d -> {}));
-    assertThat(quota.mustNotContinue()).isTrue();
-    assertThat(quota.isTransient()).isFalse();
-  }
-
-  @Test
-  void blockingClientRunsInlineOrOnItsExecutor() throws Exception {
-    ModelClient inline = ModelClient.blocking(request -> ModelResponse.text("echo " + request.messages().size()));
-    CompletionStage<ModelResponse> stage = inline.complete(REQUEST);
-    assertThat(stage.toCompletableFuture().isDone()).isTrue();
-    assertThat(valueOf(stage).text()).isEqualTo("echo 1");
-
-    assertThat(failureOf(ModelClient.blocking(request -> {
-      throw ModelException.rateLimited("slow down", Duration.ofSeconds(3));
-    }).complete(REQUEST)).retryAfter()).contains(Duration.ofSeconds(3));
-    assertThat(failureOf(ModelClient.blocking(request -> null).complete(REQUEST)).kind())
-        .isEqualTo(ModelException.Kind.MALFORMED_RESPONSE);
-    assertThat(failureOf(ModelClient.blocking(request -> {
-      throw new InterruptedException();
-    }).complete(REQUEST)).getMessage()).contains("interrupted");
-    assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
-
-    List<Runnable> queued = new ArrayList<>();
-    ModelClient onExecutor = ModelClient.blocking(request -> ModelResponse.text("later"), queued::add);
-    CompletionStage<ModelResponse> pending = onExecutor.complete(REQUEST);
-    assertThat(pending.toCompletableFuture().isDone()).isFalse();
-    queued.forEach(Runnable::run);
-    assertThat(valueOf(pending).text()).isEqualTo("later");
-
-    Executor rejecting = r -> {
-      throw new RejectedExecutionException("full");
     };
-    assertThat(failureOf(ModelClient.blocking(request -> ModelResponse.text("x"), rejecting).complete(REQUEST))
-        .getMessage()).contains("rejected");
+    List<ModelDelta> seen = new ArrayList<>();
+    ModelResponse r = ModelClient.streaming(source).stream(new ModelRequest(List.of(new UserMessage("hi")), List.of()),
+        (Consumer<ModelDelta>) seen::add).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+    assertThat(r.text()).isEqualTo("hello");
+    assertThat(r.usage()).isEqualTo(new TokenUsage(9, 2));
+    assertThat(r.finishReason()).isEqualTo("length");
+    assertThat(r.stopReason()).isEqualTo(StopReason.MAX_TOKENS);
+    assertThat(ModelDelta.replay(r)).last()
+        .isEqualTo(new ModelDelta.ResponseCompleted(StopReason.MAX_TOKENS, new TokenUsage(9, 2), "length"));
   }
 
   @Test
-  void modelExceptionClassifiesFailures() {
-    ModelException own = ModelException.of(ModelException.Kind.MODEL_SWITCHED, "switched to the fallback");
-    assertThat(ModelException.from(new CompletionException(own))).isSameAs(own);
-    assertThat(ModelException.from(new ExecutionException(new IOException("reset"))).kind())
-        .isEqualTo(ModelException.Kind.NETWORK);
-    assertThat(ModelException.from(new TimeoutException()).kind()).isEqualTo(ModelException.Kind.TIMEOUT);
-    ModelException other = ModelException.from(new IllegalStateException("boom"));
-    assertThat(other.kind()).isEqualTo(ModelException.Kind.OTHER);
-    assertThat(other.getMessage()).contains("IllegalStateException: boom");
-    for (ModelException.Kind k : ModelException.Kind.values()) {
-      assertThat(k.isTransient() && k.mustNotContinue()).as("%s", k).isFalse();
-    }
-    assertThat(ModelException.Kind.RATE_LIMITED.isTransient()).isTrue();
-    assertThat(ModelException.Kind.NETWORK.isTransient()).isTrue();
-    assertThat(ModelException.Kind.QUOTA_EXHAUSTED.mustNotContinue()).isTrue();
-    assertThat(ModelException.Kind.MODEL_SWITCHED.mustNotContinue()).isTrue();
-    assertThat(ModelException.Kind.AUTHENTICATION.isTransient()).isFalse();
-    assertThatThrownBy(() -> ModelException.rateLimited("x", Duration.ofSeconds(-1)))
-        .hasMessageContaining("retryAfter");
+  void anExportedHistorySeedsANewAgentThatAsksTheModelTheSame() throws Exception {
+    ScriptedModel first = new ScriptedModel().thenCalls(call("c1", "echo", "{}")).thenText("first answer");
+    Agent a = Agent.builder(first, runtime).build();
+    await(a.send("one"));
+    List<Message> exported = a.messages();
+    assertThat(exported).hasSize(4); // user, assistant with call, its result, final answer
+
+    ScriptedModel second = new ScriptedModel().thenText("second answer");
+    Agent b = Agent.builder(second, runtime).conversationId("conversation-2").history(exported).build();
+    await(b.send("two"));
+
+    List<Message> sent = second.requests().get(0).messages();
+    assertThat(sent.subList(0, 4)).isEqualTo(exported);
+    assertThat(sent.get(4)).isEqualTo(new UserMessage("two"));
+    assertThat(b.messages()).hasSize(6).startsWith(exported.toArray(new Message[0]));
   }
 
   @Test
-  void messagesAndRequestsAreImmutableAndChecked() {
-    List<ToolCallRequest> calls = new ArrayList<>(List.of(new ToolCallRequest("c", "t", "")));
-    AssistantMessage m = new AssistantMessage("", calls);
-    calls.clear();
-    assertThat(m.toolCalls()).hasSize(1);
-    assertThat(m.hasToolCalls()).isTrue();
-    assertThatThrownBy(() -> m.toolCalls().clear()).isInstanceOf(UnsupportedOperationException.class);
-    assertThat(ModelResponse.text("done").toMessage()).isEqualTo(new AssistantMessage("done", List.of()));
-    assertThatThrownBy(() -> new ToolCallRequest(null, "t", "")).hasMessageContaining("id");
-    assertThatThrownBy(() -> new ToolCallRequest("c", null, "")).hasMessageContaining("name");
-    assertThat(new ToolCallRequest(" ", "", "").id()).as("blank is the model's mistake, answered by the turn")
-        .isEqualTo(" ");
-    assertThatThrownBy(() -> new ToolResultMessage("c", "t", null, false)).hasMessageContaining("content");
-    assertThatThrownBy(() -> new ModelRequest(List.of(), List.of())).hasMessageContaining("messages");
-    ToolDefinition t = ToolDefinition.builder("t").build();
-    assertThatThrownBy(() -> new ModelRequest(List.of(new UserMessage("x")), List.of(t, t)))
-        .hasMessageContaining("'t' appears twice");
-    Message last = REQUEST.lastMessage();
-    assertThat(last).isEqualTo(new UserMessage("hi"));
-    assertThat(ToolCallOrigin.values()).containsExactly(ToolCallOrigin.MODEL, ToolCallOrigin.USER_COMMAND);
+  void aCallIdOfTheSeededHistoryCannotBeUsedAgain() throws Exception {
+    List<Message> history = List.of(new UserMessage("one"),
+        new AssistantMessage("", List.of(call("c1", "echo", "{}"))),
+        new ToolResultMessage("c1", "echo", "echoed", false), new AssistantMessage("ok", List.of()));
+    ScriptedModel model = new ScriptedModel().thenCalls(call("c1", "echo", "{}")).thenText("done");
+    Agent agent = Agent.builder(model, runtime).history(history).build();
+
+    TurnResult r = await(agent.send("again"));
+
+    assertThat(r.toolResults()).singleElement().satisfies(m -> {
+      assertThat(m.callId()).isEqualTo("c1");
+      assertThat(m.isError()).isTrue();
+    });
+    assertThat(r.calls()).isEmpty(); // refused: it never ran
+  }
+
+  @Test
+  void aMalformedHistoryIsRefusedNamingTheMessage() {
+    UserMessage u = new UserMessage("q");
+    AssistantMessage asks = new AssistantMessage("", List.of(call("c1", "echo", "{}"), call("c2", "echo", "{}")));
+    ToolResultMessage r1 = new ToolResultMessage("c1", "echo", "x", false);
+    ToolResultMessage r2 = new ToolResultMessage("c2", "echo", "y", false);
+    Agent.Builder b = Agent.builder(new ScriptedModel(), runtime);
+
+    assertThatThrownBy(() -> b.history(List.of(u, r1))).hasMessageContaining("history[1]")
+        .hasMessageContaining("no assistant message");
+    assertThatThrownBy(() -> b.history(List.of(u, asks, r2, r1))).hasMessageContaining("history[2]")
+        .hasMessageContaining("'c1'");
+    assertThatThrownBy(() -> b.history(List.of(u, asks, r1, u))).hasMessageContaining("history[3]")
+        .hasMessageContaining("'c2' was answered");
+    assertThatThrownBy(() -> b.history(List.of(u, asks, r1))).hasMessageContaining("ends before tool call 'c2'");
+    assertThatThrownBy(() -> b.history(List.of(u, asks, r1, r2, r2))).hasMessageContaining("history[4]");
+    assertThatThrownBy(() -> b.history(List.of(u, asks, r1, r2, asks, r1, r2))).hasMessageContaining("history[4]")
+        .hasMessageContaining("twice");
+    assertThat(Agent.builder(new ScriptedModel(), runtime).history(List.of(u, asks, r1, r2)).build().messages())
+        .containsExactly(u, asks, r1, r2);
   }
 }

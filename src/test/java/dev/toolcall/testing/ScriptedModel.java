@@ -34,6 +34,12 @@ public final class ScriptedModel implements ModelClient {
     return this;
   }
 
+  /** Answers the next request with {@code response}. */
+  public synchronized ScriptedModel then(ModelResponse response) {
+    steps.add(response);
+    return this;
+  }
+
   /** Fails the next request with a {@link ModelException} of {@code kind}. */
   public synchronized ScriptedModel thenFail(ModelException.Kind kind) {
     steps.add(ModelException.of(kind, "scripted " + kind));
