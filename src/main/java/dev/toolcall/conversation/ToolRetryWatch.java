@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,11 +17,13 @@ import java.util.concurrent.TimeUnit;
  * failure and the call's retry count), and back to {@code executing_tools} once no call of the batch is waiting out
  * a backoff (its backoff elapsed, or it ended, cancelled during the backoff say).
  *
- * <p>An inline listener on the runtime's bus, subscribed before the batch's tools may start and closed when the
- * batch is done. It runs on the threads that change the calls; every read or write of {@link #waiting} and every
- * change of the conversation holds the agent's lock, with the usual check that the turn is still live. A call's
- * terminal event reaches it before the batch completes, so the conversation is back in {@code executing_tools} by
- * the time the batch's end moves it on.
+ * <p>A listener on the runtime's bus with an executor of its own, subscribed before the batch's tools may start:
+ * never inline, because the agent publishes the conversation's events while it holds its lock, and an inline
+ * listener that takes that lock would deadlock with it. Every read or write of {@link #waiting} and every change of
+ * the conversation holds the agent's lock, with the usual check that the turn is still live and the watch not
+ * stopped. As deliveries are asynchronous, the batch's end does not wait for them: {@link #stop} (under the lock,
+ * before the batch's end moves the conversation on) brings the conversation back to {@code executing_tools} if it
+ * still shows {@code transient_failure}, and makes every later delivery a no-op.
  */
 final class ToolRetryWatch implements EventListener {
   private final Agent agent;
@@ -29,6 +32,7 @@ final class ToolRetryWatch implements EventListener {
   /** Call id -> the attempt it waits to run; guarded by the agent's lock. */
   private final Map<String, Integer> waiting = new HashMap<>();
   private volatile Subscription subscription;
+  private boolean stopped; // guarded by the agent's lock
 
   ToolRetryWatch(Agent agent, Turn turn, Set<String> callIds) {
     this.agent = agent;
@@ -38,15 +42,26 @@ final class ToolRetryWatch implements EventListener {
 
   /** Starts watching; call before the batch's tools may start. */
   ToolRetryWatch start() {
-    subscription = agent.runtime.events().subscribe(this);
+    subscription = agent.runtime.events().subscribe(this, ForkJoinPool.commonPool());
     return this;
   }
 
-  /** Stops watching (the batch is done). */
+  /**
+   * Stops watching (every call of the batch has ended): no call waits out a backoff any more, so a conversation
+   * still in transient_failure goes back to executing_tools now. Takes the agent's lock; never call it from an
+   * inline bus listener.
+   */
   void stop() {
+    synchronized (agent.lock) {
+      stopped = true;
+      waiting.clear();
+      resumeIfNoneWaits();
+    }
     Subscription s = subscription;
     if (s != null) {
-      s.close();
+      // Closed on another thread: close() waits for a delivery in progress, and that delivery may be waiting for
+      // the agent's lock, which this thread may hold (an abort ends the batch under it). Later deliveries are no-ops.
+      ForkJoinPool.commonPool().execute(s::close);
     }
   }
 
@@ -56,7 +71,7 @@ final class ToolRetryWatch implements EventListener {
       return;
     }
     synchronized (agent.lock) {
-      if (!agent.live(turn)) {
+      if (stopped || !agent.live(turn)) {
         return;
       }
       waiting.put(e.sourceId(), r.nextAttempt());
@@ -75,7 +90,7 @@ final class ToolRetryWatch implements EventListener {
   public void onStateChanged(ToolCallEvent.StateChanged e) {
     if (e.to().isTerminal() && callIds.contains(e.sourceId())) {
       synchronized (agent.lock) {
-        if (waiting.remove(e.sourceId()) != null) {
+        if (!stopped && waiting.remove(e.sourceId()) != null) {
           resumeIfNoneWaits();
         }
       }
@@ -85,7 +100,7 @@ final class ToolRetryWatch implements EventListener {
   private void backoffOver(String callId, int attempt) {
     synchronized (agent.lock) {
       Integer waitsFor = waiting.get(callId);
-      if (waitsFor != null && waitsFor == attempt) {
+      if (!stopped && waitsFor != null && waitsFor == attempt) {
         waiting.remove(callId);
         resumeIfNoneWaits();
       }

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
 class ToolRetryStatesTest {
   private final List<ConversationSnapshot> seen = new CopyOnWriteArrayList<>();
   private final AtomicInteger attempts = new AtomicInteger();
+  /** Opened when a listener has seen transient_failure: the last attempt waits for it, so the order is certain. */
+  private final CountDownLatch sawTransient = new CountDownLatch(1);
   private ToolCallRuntime runtime;
 
   @AfterEach
@@ -50,6 +52,7 @@ class ToolRetryStatesTest {
             failedOnce.countDown();
             throw new TransientToolException("503 from the status page");
           }
+          sawTransient.await(10, TimeUnit.SECONDS);
           return ToolResult.of("build #142 failed");
         });
     runtime = ToolCallRuntime.builder().tools(flaky).build();
@@ -57,6 +60,9 @@ class ToolRetryStatesTest {
       @Override
       public void onConversationEvent(ConversationEvent e) {
         seen.add(e.snapshot());
+        if (e.snapshot().state() == TRANSIENT_FAILURE) {
+          sawTransient.countDown();
+        }
       }
     });
     return Agent.builder(model, runtime).build();
