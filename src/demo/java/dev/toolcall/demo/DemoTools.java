@@ -146,10 +146,11 @@ final class DemoTools {
   /**
    * A sub-agent: a small turn loop of its own with its own model, whose tool calls are scheduled nested in this
    * call ({@link CallRequest#nestedIn}), so a UI shows them under it. Its model's text goes to this call's live
-   * output; its answer is this call's result. Cancelling this call cancels its nested calls.
+   * output; its answer is this call's result. Cancelling this call cancels its nested calls (the scheduler does that
+   * for every nested call, with no code here).
    *
    * <p>It drives the scheduler itself rather than running an {@link dev.toolcall.conversation.Agent} (which nests its
-   * calls the same way with {@code Agent.Builder.parentCallId}), so that the screen shows one conversation: a
+   * calls the same way with {@code Agent.Builder.parent}), so that the screen shows one conversation: a
    * sub-agent's own conversation states would share the bus and the status line.
    */
   private Tool subAgent() {
@@ -178,7 +179,6 @@ final class DemoTools {
               nested.add(CallRequest.of(c.id(), c.name(), c.rawArguments()).nestedIn(inv.callId()));
             }
             Batch batch = rt.schedule(inv.sessionId(), nested);
-            inv.onCancel(() -> batch.cancelAll("the sub-agent's call was cancelled"));
             for (CallResult cr : await(batch.whenDone().toCompletableFuture(), inv)) {
               messages.add(new ToolResultMessage(cr.callId(), cr.toolName(), cr.messageForModel(), cr.isError()));
             }

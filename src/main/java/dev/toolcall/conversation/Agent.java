@@ -565,6 +565,7 @@ public final class Agent {
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private Consumer<? super ModelDelta> deltaListener;
     private String parentCallId;
+    private dev.toolcall.tool.ToolInvocation parentInvocation;
     private ToolFailurePolicy toolFailures = ToolFailurePolicy.REPORT_TO_MODEL;
     private String instructions = "";
     private ModelOptions options = ModelOptions.DEFAULTS;
@@ -657,9 +658,22 @@ public final class Agent {
     }
 
     /**
+     * Makes this agent a sub-agent of the tool call {@code invocation} runs: its calls are nested in that call (a UI
+     * shows them under it; they are cancelled when it ends, see {@link dev.toolcall.execution.ToolScheduler}), and
+     * when that call is cancelled, fails or times out, the agent's turn is aborted at once, so a sub-agent never asks
+     * its model again after its parent ended. Nothing in the tool needs to wire that up.
+     */
+    public Builder parent(dev.toolcall.tool.ToolInvocation invocation) {
+      Objects.requireNonNull(invocation, "invocation");
+      parentCallId(invocation.callId());
+      this.parentInvocation = invocation;
+      return this;
+    }
+
+    /**
      * Nests every tool call of this agent in the tool call {@code parentCallId}: for a sub-agent that runs inside a
-     * tool (its calls' identities name the parent, so a UI shows them under it). Cancelling the parent call does not
-     * reach the sub-agent by itself: the tool should {@link Agent#abort()} the sub-agent when its invocation is cancelled.
+     * tool (its calls' identities name the parent, so a UI shows them under it, and they are cancelled when the
+     * parent call ends). Prefer {@link #parent}, which also aborts the agent's turn when the parent call ends.
      *
      * @throws IllegalArgumentException if {@code parentCallId} is blank
      */
@@ -685,7 +699,11 @@ public final class Agent {
       if (options.toolChoice() instanceof ToolChoice.Required && runtime.registry().size() == 0) {
         throw new IllegalArgumentException("options.toolChoice is required, but the runtime's registry has no tools");
       }
-      return new Agent(this);
+      Agent agent = new Agent(this);
+      if (parentInvocation != null) {
+        parentInvocation.onCancel(agent::abort);
+      }
+      return agent;
     }
   }
 }

@@ -54,6 +54,8 @@ final class CallRun implements Runnable, Permits.Waiter {
   int index; // the call's place in its batch; set before start
   /** Set before start by an open batch held until its runtime lets the tools go: no tool starts before it. */
   CompletableFuture<Void> hold;
+  /** The calls nested in this one, cancelled when it ends (see {@link Nesting}). */
+  final java.util.concurrent.ConcurrentLinkedQueue<ToolCall> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
   /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
   CompletableFuture<Void> authorized;
   CallRun nextDeferred; // the batch's scheduling thread only: the next run to hand to the executor at seal
@@ -247,6 +249,10 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (!call.transition(s.state(), ToolCallState.RUNNING, why).won()) {
       return; // cancelled meanwhile; the permit is released by the terminal hook
     }
+    sched.nesting.started(this);
+    if (call.isTerminal()) {
+      sched.nesting.ended(this); // ended before it was registered: its terminal hook may have missed it
+    }
     if (edited instanceof Validator.Invalid bad) {
       call.fail(bad.kind(), "The edited arguments are not valid: " + bad.message());
       return;
@@ -386,6 +392,26 @@ final class CallRun implements Runnable, Permits.Waiter {
   }
 
   /**
+   * Takes {@code child} as a call nested in this one: it is cancelled when this call ends, at once if this call has
+   * ended already (the check follows the add, and the terminal hook drains after the state is terminal, so a child
+   * added during the end is cancelled by one of the two).
+   */
+  void adopt(ToolCall child) {
+    children.add(child);
+    if (call.isTerminal()) {
+      cancelChildren(call.snapshot());
+    }
+  }
+
+  void cancelChildren(ToolCallSnapshot s) {
+    ToolCall child;
+    while ((child = children.poll()) != null) {
+      child.cancel("its parent call " + call.callId() + " (" + call.toolName() + ") ended "
+          + s.state().wireName());
+    }
+  }
+
+  /**
    * Fails the call after its tool ran (or was started): each interceptor's {@link ToolInterceptor#afterFailure} may
    * rewrite the message for the model first. An interceptor that throws keeps the message as it was.
    */
@@ -425,6 +451,8 @@ final class CallRun implements Runnable, Permits.Waiter {
   void onTerminal(ToolCallSnapshot s) {
     known.ended = true;
     try {
+      sched.nesting.ended(this);
+      cancelChildren(s);
       Attempt a = current;
       if (a != null) {
         a.interruptIfInBody();

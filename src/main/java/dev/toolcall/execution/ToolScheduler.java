@@ -96,6 +96,7 @@ public final class ToolScheduler implements AutoCloseable {
   final FailurePolicy failurePolicy;
   final Duration defaultTimeout;
   final List<ToolInterceptor> interceptors;
+  final Nesting nesting = new Nesting();
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
   final DeadlineTimer timer;
@@ -258,6 +259,9 @@ public final class ToolScheduler implements AutoCloseable {
     if (c.fresh()) {
       Validator.Validation v = c.validation();
       run = new CallRun(this, c.call(), v, batch, c.known());
+      if (c.call().identity().parentCallId() != null) {
+        nesting.link(c.call());
+      }
       run.hold = hold;
       run.authorized = authorized;
       readOnly = !(v instanceof Validator.Valid ok) || ok.tool().definition().readOnly();
