@@ -444,9 +444,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
   private static ToolCall create(String callId, String toolName, String sessionId, String parentCallId,
-      ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus) {
+      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-        ticker.read());
+        ticker.read(), origin);
     return new ToolCall(identity, arguments, ticker, bus).started();
   }
 
@@ -471,6 +471,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private final String toolName;
     private String sessionId = "default";
     private String parentCallId;
+    private ToolCallOrigin origin = ToolCallOrigin.MODEL;
     private ToolArguments arguments = ToolArguments.empty();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -490,6 +491,12 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     /** The enclosing call of a nested call. */
     public Builder parentCallId(String parentCallId) {
       this.parentCallId = ToolCallIdentity.requireNonBlank(parentCallId, "parentCallId");
+      return this;
+    }
+
+    /** Who asked for the call (default {@link ToolCallOrigin#MODEL}). */
+    public Builder origin(ToolCallOrigin origin) {
+      this.origin = Objects.requireNonNull(origin, "origin");
       return this;
     }
 
@@ -519,7 +526,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
     /** The call, in PENDING at version 0; its creation event is published before this returns. */
     public ToolCall build() {
-      return create(callId, toolName, sessionId, parentCallId, arguments, clock, ticker,
+      return create(callId, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
           bus != null ? bus : EventBus.create());
     }
   }

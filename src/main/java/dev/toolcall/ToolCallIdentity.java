@@ -18,9 +18,16 @@ import java.util.Optional;
  * @param parentCallId the enclosing call of a nested call, or null
  * @param createdAt wall-clock time of creation
  * @param createdTick ticker reading at creation
+ * @param origin who asked for the call: the model, or the user with a command
  */
 public record ToolCallIdentity(String callId, String toolName, String sessionId, String parentCallId,
-    Instant createdAt, long createdTick) {
+    Instant createdAt, long createdTick, ToolCallOrigin origin) {
+
+  /** An identity of a call the model asked for ({@link ToolCallOrigin#MODEL}). */
+  public ToolCallIdentity(String callId, String toolName, String sessionId, String parentCallId, Instant createdAt,
+      long createdTick) {
+    this(callId, toolName, sessionId, parentCallId, createdAt, createdTick, ToolCallOrigin.MODEL);
+  }
 
   /** Checks the ids: null or blank ids are programming errors. */
   public ToolCallIdentity {
@@ -34,6 +41,7 @@ public record ToolCallIdentity(String callId, String toolName, String sessionId,
       }
     }
     Objects.requireNonNull(createdAt, "createdAt");
+    Objects.requireNonNull(origin, "origin");
   }
 
   /** The enclosing call's id, for a nested call. */

@@ -4,6 +4,7 @@ import dev.toolcall.FailureKind;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallOrigin;
 import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
@@ -199,17 +200,38 @@ public final class Agent {
   }
 
   /**
-   * Runs a tool call the user asked for (a slash or at command) as a turn of its own, through the same scheduler:
-   * {@code processing_user_message} while it runs, then {@code idle}. The model is not asked, and the result is not
-   * added to the messages (a runtime that wants the model to see it puts it into the next user message).
+   * Runs a tool call the user asked for (a slash or at command) as a turn of its own, through the same scheduler,
+   * with {@link CommandFollowUp#RESULT_ONLY}: {@code processing_user_message} while it runs, then {@code idle}; the
+   * model is not asked, and the result is not added to the messages.
    *
    * @return a stage completing with {@link TurnResult.Ending#COMMAND} (or {@code ABORTED}) and the call's result; it
    *     fails (with {@link IllegalStateException}, nothing changed) only when a turn is already responding
    * @throws NullPointerException if {@code command} is null
    */
   public CompletionStage<TurnResult> runCommand(CallRequest command) {
+    return runCommand(command, CommandFollowUp.RESULT_ONLY);
+  }
+
+  /**
+   * Runs a tool call the user asked for (a slash or at command) as a turn of its own, through the same scheduler
+   * (validation, permission, execution, events); the call's identity says {@link ToolCallOrigin#USER_COMMAND}.
+   * {@code followUp} says what happens with its result: kept out of the messages, recorded for the model's next
+   * turn, or sent to the model at once (see {@link CommandFollowUp}).
+   *
+   * @return a stage completing with how the turn ended: {@link TurnResult.Ending#COMMAND} (or {@code ABORTED})
+   *     without the model; with {@link CommandFollowUp#ASK_MODEL} as any turn ends; it fails (with
+   *     {@link IllegalStateException}, nothing changed) only when a turn is already responding
+   * @throws NullPointerException if an argument is null
+   */
+  public CompletionStage<TurnResult> runCommand(CallRequest command, CommandFollowUp followUp) {
     Objects.requireNonNull(command, "command");
-    Turn t = new Turn(true);
+    Objects.requireNonNull(followUp, "followUp");
+    CallRequest req = command.asCommand();
+    if (parentCallId != null && req.parentCallId() == null) {
+      req = req.nestedIn(parentCallId);
+    }
+    ToolCallRequest asked = new ToolCallRequest(command.callId(), command.toolName(), command.rawArguments());
+    Turn t = new Turn(followUp == CommandFollowUp.RESULT_ONLY);
     Turn superseded;
     synchronized (lock) {
       TransitionResult<ConversationSnapshot> r = conversation.startTurn(USER_COMMAND);
@@ -218,18 +240,36 @@ public final class Agent {
       }
       superseded = supersede();
       current = t;
-      t.open(List.of(new ToolCallRequest(command.callId(), command.toolName(), command.rawArguments())));
+      t.open(List.of(asked));
       t.scheduledIndex[0] = 0;
+      if (followUp != CommandFollowUp.RESULT_ONLY) {
+        messages.add(new AssistantMessage("", List.of(asked)));
+      }
     }
     complete(superseded);
+    CallRequest scheduled = req;
     guarded(t, () -> {
-      Batch batch = runtime.schedule(conversation.id(),
-          List.of(parentCallId == null || command.parentCallId() != null ? command : command.nestedIn(parentCallId)));
+      Batch batch = runtime.schedule(conversation.id(), List.of(scheduled));
       if (!attach(t, batch)) {
         return;
       }
-      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> finish(t, TurnResult.Ending.COMMAND,
-          results.get(0).messageForModel(), () -> conversation.stopTurn(COMMAND_DONE))));
+      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> {
+        if (followUp == CommandFollowUp.ASK_MODEL) {
+          synchronized (lock) {
+            if (!live(t)) {
+              return;
+            }
+            closeOut(t);
+          }
+          if (step(t, ConversationState.PROCESSING_USER_MESSAGE, ConversationState.AWAITING_LLM_RESPONSE,
+              ConversationReasons.MODEL_REQUESTED)) {
+            request(t);
+          }
+          return;
+        }
+        finish(t, TurnResult.Ending.COMMAND, results.get(0).messageForModel(),
+            () -> conversation.stopTurn(COMMAND_DONE));
+      }));
     });
     return t.result.minimalCompletionStage();
   }

@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.ToolCallOrigin;
 import java.util.Objects;
 
 /**
@@ -11,8 +12,15 @@ import java.util.Objects;
  * @param toolName the requested tool name (non-blank; it may name no tool)
  * @param rawArguments the argument text exactly as sent (may be empty)
  * @param parentCallId the enclosing call of a nested call, or null
+ * @param origin who asked for the call; the call's identity carries it
  */
-public record CallRequest(String callId, String toolName, String rawArguments, String parentCallId) {
+public record CallRequest(String callId, String toolName, String rawArguments, String parentCallId,
+    ToolCallOrigin origin) {
+
+  /** A request the model made ({@link ToolCallOrigin#MODEL}). */
+  public CallRequest(String callId, String toolName, String rawArguments, String parentCallId) {
+    this(callId, toolName, rawArguments, parentCallId, ToolCallOrigin.MODEL);
+  }
 
   /** Checks the parts: a null or blank id or name is a programming error of the runtime, not the model's. */
   public CallRequest {
@@ -25,6 +33,7 @@ public record CallRequest(String callId, String toolName, String rawArguments, S
         throw new IllegalArgumentException("parentCallId must differ from callId '" + callId + "'");
       }
     }
+    Objects.requireNonNull(origin, "origin");
   }
 
   /** A top-level call. */
@@ -34,7 +43,12 @@ public record CallRequest(String callId, String toolName, String rawArguments, S
 
   /** The same request nested in {@code parentCallId}. */
   public CallRequest nestedIn(String parentCallId) {
-    return new CallRequest(callId, toolName, rawArguments, parentCallId);
+    return new CallRequest(callId, toolName, rawArguments, parentCallId, origin);
+  }
+
+  /** The same request as a user's command ({@link ToolCallOrigin#USER_COMMAND}). */
+  public CallRequest asCommand() {
+    return new CallRequest(callId, toolName, rawArguments, parentCallId, ToolCallOrigin.USER_COMMAND);
   }
 
   private static void requireNonBlank(String v, String name) {

@@ -227,7 +227,7 @@ public final class ToolScheduler implements AutoCloseable {
         args = ToolArguments.ofText(req.rawArguments());
       }
       ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
-          .arguments(args).clock(clock).ticker(ticker).eventBus(bus);
+          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin());
       if (req.parentCallId() != null) {
         cb.parentCallId(req.parentCallId());
       }
