@@ -70,6 +70,11 @@ final class Ui {
   /** A conversation event: the status line (ANSI) or a line (plain). */
   void onConversation(ConversationEvent e) {
     String label = label(e.to());
+    if (e.to() == ConversationState.TRANSIENT_FAILURE
+        && e.snapshot().detail() instanceof dev.toolcall.conversation.StateDetail.TransientFailure tf) {
+      label = (e.from() == ConversationState.EXECUTING_TOOLS ? "a tool call waits to retry" : "retrying the model")
+          + ", retry " + tf.retryCount();
+    }
     synchronized (this) {
       state = label;
       roundTrip = e.snapshot().roundTrips();

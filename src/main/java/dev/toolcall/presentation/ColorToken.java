@@ -16,5 +16,9 @@ public enum ColorToken {
   /** Red: failed or denied. */
   RED,
   /** Orange: cancelled. */
-  ORANGE
+  ORANGE,
+  /** Subtle foreground (seed 02's {@code FgSubtle}): the text of the "Done" badge. */
+  FG_SUBTLE,
+  /** A background slightly lighter than the base (seed 02's {@code BgBaseLighter}): the "Done" badge's background. */
+  BG_BASE_LIGHTER
 }

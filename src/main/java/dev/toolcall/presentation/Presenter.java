@@ -92,8 +92,10 @@ public final class Presenter {
     Objects.requireNonNull(tree, "tree");
     Objects.requireNonNull(arrivedResults, "arrivedResults");
     List<ToolCallView> out = new ArrayList<>(tree.size());
+    Map<String, ToolCallView.QueuePosition> queue = queue(tree, now, arrivedResults);
     for (CallTree.Node n : tree.nodes()) {
-      out.add(view(n.snapshot(), now, n.depth(), n.hasNested(), arrivedResults.get(n.callId())));
+      out.add(view(n.snapshot(), now, n.depth(), n.hasNested(), arrivedResults.get(n.callId()),
+          Optional.ofNullable(queue.get(n.callId()))));
     }
     return Collections.unmodifiableList(out);
   }
@@ -114,6 +116,37 @@ public final class Presenter {
    */
   public ToolCallView view(ToolCallSnapshot snapshot, long now, int depth, boolean hasNested,
       Outcome arrivedResult) {
+    return view(snapshot, now, depth, hasNested, arrivedResult, Optional.empty());
+  }
+
+  /**
+   * The places of the tree's calls displayed PERMISSION_PENDING, oldest request first (the one that has waited
+   * longest; ties by call id), by call id.
+   */
+  private static Map<String, ToolCallView.QueuePosition> queue(CallTree tree, long now,
+      Map<String, Outcome> arrivedResults) {
+    List<ToolCallSnapshot> waiting = new ArrayList<>();
+    for (CallTree.Node n : tree.nodes()) {
+      ToolCallSnapshot s = n.snapshot();
+      Outcome o = arrivedResults.get(n.callId());
+      if (DisplayRules.effectiveState(s.state(), o != null ? o : s.outcome()) == ToolCallState.PERMISSION_PENDING) {
+        waiting.add(s);
+      }
+    }
+    if (waiting.isEmpty()) {
+      return Map.of();
+    }
+    waiting.sort(java.util.Comparator.comparing((ToolCallSnapshot s) -> s.timeInState(now)).reversed()
+        .thenComparing(ToolCallSnapshot::callId));
+    Map<String, ToolCallView.QueuePosition> out = new java.util.HashMap<>();
+    for (int i = 0; i < waiting.size(); i++) {
+      out.put(waiting.get(i).callId(), new ToolCallView.QueuePosition(i + 1, waiting.size()));
+    }
+    return out;
+  }
+
+  private ToolCallView view(ToolCallSnapshot snapshot, long now, int depth, boolean hasNested,
+      Outcome arrivedResult, Optional<ToolCallView.QueuePosition> queuePosition) {
     Objects.requireNonNull(snapshot, "snapshot");
     if (depth < 0) {
       throw new IllegalArgumentException("depth must be >= 0, was " + depth);
@@ -155,7 +188,7 @@ public final class Presenter {
     return new ToolCallView(snapshot.callId(), snapshot.toolName(), snapshot.identity().parent(), depth, isNested,
         hasNested, raw, Text.preview(previewSource(snapshot.arguments()), argumentsPreviewLength), state, display,
         theme.style(display), show, countdown, snapshot.attempt(), retry, tail, dropped, result, error, durations,
-        inState, elapsed, snapshot.version(), snapshot.toolStarted());
+        inState, elapsed, snapshot.version(), snapshot.toolStarted(), queuePosition);
   }
 
   private static String previewSource(ToolArguments a) {

@@ -189,11 +189,13 @@ public final class TerminalRenderer {
     Line l = new Line();
     l.add(indent(v.depth()), null);
     StateStyle st = v.style();
-    String color = PALETTE.get(st.color());
     Animation anim = ansi ? st.animation() : Animation.STATIC;
+    long half = Math.floorDiv(now, BLINK_HALF_PERIOD_NANOS);
+    // seed 02's CycleColors: the icon and label go from color to cycleColor and back, once a blink period
+    String color = PALETTE.get(anim.isAnimated() && st.cyclesColor() && (half & 1) == 1 ? st.cycleColor()
+        : st.color());
     String icon = st.icon();
     String iconSgr = color;
-    long half = Math.floorDiv(now, BLINK_HALF_PERIOD_NANOS);
     switch (anim) {
       case SPINNER:
         icon = SPINNER[(int) Math.floorMod(Math.floorDiv(now, SPINNER_FRAME_NANOS), (long) SPINNER.length)];
@@ -220,6 +222,11 @@ public final class TerminalRenderer {
     if (!st.label().isEmpty()) {
       l.add("  " + st.label(), color);
     }
+    if (!st.badge().isEmpty()) {
+      l.add(" ", null);
+      l.add(" " + st.badge().text() + " ", PALETTE.get(st.badge().foreground()) + ";"
+          + background(st.badge().background()));
+    }
     if (anim == Animation.DOT_BLINK) {
       l.add((half & 1) == 0 ? " •" : "  ", color);
     }
@@ -236,6 +243,8 @@ public final class TerminalRenderer {
         l.add(" auto-deny after " + Text.formatDuration(c.total()), color);
       }
     }
+    v.queuePosition().filter(q -> q.waiting() > 1)
+        .ifPresent(q -> l.add(" · " + q.position() + " of " + q.waiting() + " waiting", color));
     if (v.attempt() > 1 && v.displayState() == ToolCallState.RUNNING) {
       l.add(" attempt " + v.attempt(), color);
       v.retry().filter(ToolCallView.Retry::waiting).ifPresent(r -> {
@@ -382,7 +391,14 @@ public final class TerminalRenderer {
     m.put(ColorToken.GREEN, "38;5;40");
     m.put(ColorToken.RED, "38;5;160");
     m.put(ColorToken.ORANGE, "38;5;208");
+    m.put(ColorToken.FG_SUBTLE, "38;5;250");
+    m.put(ColorToken.BG_BASE_LIGHTER, "38;5;237");
     return m;
+  }
+
+  /** The SGR parameters for {@code token} as a background colour. */
+  private static String background(ColorToken token) {
+    return "48" + PALETTE.get(token).substring(2);
   }
 
   /** The SGR parameters this renderer draws {@code token} with, for example {@code 38;5;167}. */

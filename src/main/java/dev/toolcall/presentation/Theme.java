@@ -25,12 +25,14 @@ import java.util.Objects;
  *   <li>{@link #emoji()}: the icons, colours and animations of {@code 01-tool-call-state-machine.md}
  *       (running: {@link Animation#DOT_BLINK}; approved: {@link Animation#BLINK}; completed: static).</li>
  *   <li>{@link #compact()}: the one-character icons of {@code 02-tool-call-state-implementation-flow.md}
- *       (running: {@link Animation#SPINNER}; approved: {@link Animation#PULSE}; completed: {@link Animation#BLINK}).
+ *       (running: {@link Animation#SPINNER}, its colour cycling from {@link ColorToken#GREEN_DARK} to
+ *       {@link ColorToken#GREEN}; approved: {@link Animation#PULSE}; completed: {@link Animation#BLINK}).
  *       That document names no icon for approved, failed, cancelled or denied; this theme uses {@code ⋯} (green,
  *       like the other waiting states), {@code ✗} (red), {@code ■} (orange, a stop square, like seed 01's ⏹️) and
  *       {@code ⊘} (red, a prohibition sign, like seed 01's 🚫).</li>
  * </ul>
- * Both use the labels of {@code 02-...} ({@link #DEFAULT_LABELS}); seed 01 names none.
+ * Both use the labels of {@code 02-...} ({@link #DEFAULT_LABELS}: none for the final states) and its "Done"
+ * {@link Badge} on completed calls; seed 01 names neither.
  *
  * @param name a short name, for example {@code "emoji"}
  * @param styles a style for every state: an immutable {@link EnumMap} copy
@@ -38,12 +40,13 @@ import java.util.Objects;
 public record Theme(String name, Map<ToolCallState, StateStyle> styles) {
 
   /**
-   * The labels of {@code 02-...} (pending, permission pending, running; completed renders "Done"), and labels in the
-   * same voice for the states that document leaves out. Immutable.
+   * The labels of {@code 02-...}: pending, permission pending and running, a label in the same voice for approved
+   * (which that document leaves out), and none for the final states (a completed call shows a "Done"
+   * {@link Badge} instead). Immutable.
    */
   public static final Map<ToolCallState, String> DEFAULT_LABELS = labels();
 
-  private static final Theme EMOJI = new Theme("emoji", styles(
+  private static final Theme EMOJI = withDone(new Theme("emoji", styles(
       PENDING, "⏳", ColorToken.GRAY_MUTED, Animation.STATIC,
       PERMISSION_PENDING, "🔐", ColorToken.PAPRIKA, Animation.TIMER,
       PERMISSION_APPROVED, "✅", ColorToken.GREEN_DARK, Animation.BLINK,
@@ -51,17 +54,19 @@ public record Theme(String name, Map<ToolCallState, StateStyle> styles) {
       RUNNING, "▶️", ColorToken.GREEN, Animation.DOT_BLINK,
       COMPLETED, "✅", ColorToken.GREEN, Animation.STATIC,
       FAILED, "❌", ColorToken.RED, Animation.STATIC,
-      CANCELLED, "⏹️", ColorToken.ORANGE, Animation.STATIC));
+      CANCELLED, "⏹️", ColorToken.ORANGE, Animation.STATIC)));
 
-  private static final Theme COMPACT = new Theme("compact", styles(
+  private static final Theme COMPACT = withDone(new Theme("compact", styles(
       PENDING, "⋯", ColorToken.GRAY_MUTED, Animation.STATIC,
       PERMISSION_PENDING, "⋯", ColorToken.PAPRIKA, Animation.TIMER,
       PERMISSION_APPROVED, "⋯", ColorToken.GREEN, Animation.PULSE,
       PERMISSION_DENIED, "⊘", ColorToken.RED, Animation.STATIC,
-      RUNNING, "⋯", ColorToken.GREEN, Animation.SPINNER,
+      RUNNING, "⋯", ColorToken.GREEN_DARK, Animation.SPINNER,
       COMPLETED, "✓", ColorToken.GREEN, Animation.BLINK,
       FAILED, "✗", ColorToken.RED, Animation.STATIC,
-      CANCELLED, "■", ColorToken.ORANGE, Animation.STATIC));
+      CANCELLED, "■", ColorToken.ORANGE, Animation.STATIC)))
+      .with(RUNNING, new StateStyle("⋯", ColorToken.GREEN_DARK, Animation.SPINNER, "Running...", ColorToken.GREEN,
+          Badge.NONE));
 
   /**
    * Checks there is a style for every state and keeps an immutable copy.
@@ -139,11 +144,11 @@ public record Theme(String name, Map<ToolCallState, StateStyle> styles) {
     m.put(PENDING, "Waiting for tool to start...");
     m.put(PERMISSION_PENDING, "Awaiting permission...");
     m.put(PERMISSION_APPROVED, "Approved, starting...");
-    m.put(PERMISSION_DENIED, "Permission denied");
+    m.put(PERMISSION_DENIED, "");
     m.put(RUNNING, "Running...");
-    m.put(COMPLETED, "Done");
-    m.put(FAILED, "Failed");
-    m.put(CANCELLED, "Cancelled");
+    m.put(COMPLETED, "");
+    m.put(FAILED, "");
+    m.put(CANCELLED, "");
     return Collections.unmodifiableMap(m);
   }
 
@@ -155,6 +160,11 @@ public record Theme(String name, Map<ToolCallState, StateStyle> styles) {
           DEFAULT_LABELS.get(s)));
     }
     return m;
+  }
+
+  /** {@code theme} with seed 02's "Done" badge on completed calls. */
+  private static Theme withDone(Theme theme) {
+    return theme.with(COMPLETED, theme.style(COMPLETED).withBadge(Badge.of("Done")));
   }
 
   @Override

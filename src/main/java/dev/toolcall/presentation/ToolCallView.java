@@ -41,13 +41,36 @@ import java.util.Optional;
  * @param version the snapshot's version
  * @param toolStarted whether the call's tool was started; false for a call that went to RUNNING only to be
  *     validated ({@link dev.toolcall.ToolCallSnapshot#toolStarted()}): its RUNNING segment reads "validating"
+ * @param queuePosition the call's place among the calls of the view's tree that wait for a person's answer, while
+ *     displayed {@link ToolCallState#PERMISSION_PENDING} (oldest request first); empty for a view made on its own
  */
 public record ToolCallView(String callId, String toolName, Optional<String> parentCallId, int depth,
     boolean isNested, boolean hasNested, String arguments, String argumentsPreview, ToolCallState state,
     ToolCallState displayState, StateStyle style, boolean showContent, Optional<Countdown> countdown, int attempt,
     Optional<Retry> retry, List<String> outputTail, long outputDropped, Optional<String> result,
     Optional<String> error, List<StateDuration> durations, Duration timeInState, Duration elapsed, int version,
-    boolean toolStarted) {
+    boolean toolStarted, Optional<QueuePosition> queuePosition) {
+
+  /**
+   * A waiting permission request's place in the queue of requests a person answers oldest first.
+   *
+   * @param position 1 for the oldest waiting request
+   * @param waiting how many requests wait in all (at least {@code position})
+   */
+  public record QueuePosition(int position, int waiting) {
+    /** Checks the numbers. */
+    public QueuePosition {
+      if (position < 1 || waiting < position) {
+        throw new IllegalArgumentException("need 1 <= position <= waiting, got position " + position + " of "
+            + waiting);
+      }
+    }
+  }
+
+  /** The badge of the displayed state's style ({@link Badge#NONE} for none). */
+  public Badge badge() {
+    return style.badge();
+  }
 
   /**
    * The countdown of a permission request that is auto-denied at its deadline.
@@ -172,8 +195,9 @@ public record ToolCallView(String callId, String toolName, Optional<String> pare
     parentCallId.ifPresent(p -> b.append("Parent: ").append(p).append('\n'));
     b.append("Arguments: ").append(arguments).append('\n');
     b.append("State: ").append(displayState.wireName());
-    if (!style.label().isEmpty()) {
-      b.append(" (").append(style.label()).append(')');
+    String said = style.label().isEmpty() ? style.badge().text() : style.label();
+    if (!said.isEmpty()) {
+      b.append(" (").append(said).append(')');
     }
     b.append('\n');
     if (attempt > 1) {

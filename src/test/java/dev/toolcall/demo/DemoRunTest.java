@@ -107,15 +107,16 @@ class DemoRunTest {
     String text = out.text();
     assertThat(text).doesNotContain(ESC);
     assertThat(text).containsSubsequence("you ▸ CI is red", "model ▸ I'll read the README",
-        "· conversation: executing_tools", "Allow shell?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny",
-        "✔ shell: approved once", "deploy asks for approval", "Permission denied",
+        "· conversation: executing_tools", "· conversation: transient_failure (a tool call waits to retry, retry 1)",
+        "Allow shell?  [o]nce  [s]ession  [a]lways  [e]dit  [d]eny", "✔ shell: approved once",
+        "deploy asks for approval",
         "model ▸ Here is where things stand:", "Timeline", "call_7.1 read_file",
         "9 calls, every one in a terminal state: 7 completed, 2 not");
     // deploy's request opens while the model still streams (calls are created and authorized as announced), so
     // the conversation's awaiting_tool_approval line comes after the request, not before it
     assertThat(text).contains("· conversation: awaiting_tool_approval");
     assertThat(text).contains("· conversation: awaiting_llm_response", "· conversation: generating_response",
-        "Done after 3 attempts", "└ Error (unknown_tool): Unknown tool 'reed_file'. Did you mean read_file?",
+        "Done  after 3 attempts", "└ Error (unknown_tool): Unknown tool 'reed_file'. Did you mean read_file?",
         "pending", "permission_pending", "permission_denied");
   }
 

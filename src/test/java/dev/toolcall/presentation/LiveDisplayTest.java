@@ -59,12 +59,12 @@ class LiveDisplayTest {
         "⋯ read_file a.txt  Running...",
         "  │ line 1",
         "  │ line 2",
-        "✓ read_file a.txt  Done  0ms",
+        "✓ read_file a.txt  Done   0ms",
         "  │ 2 lines");
     assertThat(log.lines().filter(l -> l.contains("shell")).toList()).containsExactly(
         "⋯ shell rm -rf /  Waiting for tool to start...",
         "⋯ shell rm -rf /  Awaiting permission... auto-deny in 30s",
-        "⊘ shell rm -rf /  Permission denied  30s");
+        "⊘ shell rm -rf /  30s");
     assertThat(log.lines().filter(l -> l.contains("line 1")).count()).as("each line once").isEqualTo(1);
     assertThat(calls.bus.subscriberCount()).as("unsubscribed on close").isZero();
   }
@@ -106,7 +106,7 @@ class LiveDisplayTest {
     assertThat(frames).isGreaterThanOrEqualTo(3);
     assertThat(previous).as("last frame: two finished calls, a line of content each").isEqualTo(4);
     String last = writes[writes.length - 1];
-    assertThat(last).contains("✓").contains("■").contains("Cancelled");
+    assertThat(last).contains("✓").contains("■").contains("shell").contains("The tool call was cancelled: esc.");
   }
 
   @Test

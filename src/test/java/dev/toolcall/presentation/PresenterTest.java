@@ -175,7 +175,7 @@ class PresenterTest {
         Call: c1
         Parent: p
         Arguments: {}
-        State: failed (Failed)
+        State: failed
         Attempts: 2
         Error: Error (tool_error): pattern is empty
         Durations: pending 0ms, running 40ms; total 40ms

@@ -72,15 +72,15 @@ class TerminalRendererTest {
         "⏳ read_file a.txt  Waiting for tool to start...  10s",
         "🔐 shell rm -rf build  Awaiting permission... auto-deny in 20s",
         "  │ rm -rf build",
-        "🚫 shell curl evil  Permission denied  0ms",
+        "🚫 shell curl evil  0ms",
         "  │ compiling",
         "  │ red text ",
-        "✅ ls .  Done  0ms",
+        "✅ ls .  Done   0ms",
         "  │ a.txt",
         "  │ … 1 more lines",
-        "❌ nope  Failed  0ms",
+        "❌ nope  0ms",
         "  │ Error (unknown_tool): No tool 'nope'. Did you mean 'ls'?",
-        "⏹️ sleep 100  Cancelled  0ms",
+        "⏹️ sleep 100  0ms",
         "  │ The tool call was cancelled: user pressed Esc.",
         "🔐 sub_agent find the bug  Waiting for tool to start...  10s".replace("🔐", "⏳"),
         "  ▶️ grep  Running...  10s");
@@ -133,7 +133,92 @@ class TerminalRendererTest {
     calls.advance(Duration.ofSeconds(1));
     c.complete("ok");
     assertThat(renderer(false, Theme.compact()).renderFrame(List.of(c.snapshot())))
-        .startsWith("✓ flaky go  Done after 2 attempts  1.8s\n");
+        .startsWith("✓ flaky go  Done  after 2 attempts  1.8s\n");
+  }
+
+  /** An even half blink period (500 ms) at or after {@code t}. */
+  private static long evenHalf(long t) {
+    long period = 1_000_000_000L;
+    return t - Math.floorMod(t, period) + period;
+  }
+
+  @Test
+  void theCompactRunningColourCyclesBetweenTheTwoGreensAsDrawn() {
+    ToolCall c = calls.call("c1", "build", "mvn");
+    calls.run(c);
+    TerminalRenderer ansi = renderer(true, Theme.compact());
+    Presenter p = ansi.presenter();
+    long even = evenHalf(calls.now());
+    long odd = even + 500_000_000L;
+    String a = ansi.header(p.view(c.snapshot(), even, 0, false, null), even, false);
+    String b = ansi.header(p.view(c.snapshot(), odd, 0, false, null), odd, false);
+    assertThat(a).contains(ESC + "[38;5;28m").doesNotContain("38;5;40m"); // GREEN_DARK
+    assertThat(b).contains(ESC + "[38;5;40m").doesNotContain("38;5;28m"); // GREEN
+    assertThat(a).contains("Running...");
+    TerminalRenderer emoji = renderer(true, Theme.emoji());
+    assertThat(emoji.header(p.view(c.snapshot(), odd, 0, false, null), odd, false))
+        .as("seed 01's running green does not cycle").doesNotContain("38;5;28m");
+  }
+
+  @Test
+  void aCompletedCallShowsTheDoneBadgeInItsOwnColoursAndNoOtherFinalStateHasALabel() {
+    ToolCall done = calls.call("c1", "ls", ".");
+    calls.run(done);
+    done.complete("x");
+    TerminalRenderer ansi = renderer(true, Theme.compact());
+    String header = ansi.header(ansi.presenter().view(done.snapshot()), calls.now(), false);
+    assertThat(header).contains(ESC + "[38;5;250;48;5;237m Done " + ESC + "[0m");
+    ToolCall failed = calls.call("c2", "nope", "");
+    calls.run(failed);
+    failed.fail(FailureKind.TOOL_ERROR, "boom");
+    assertThat(renderer(false, Theme.compact()).header(ansi.presenter().view(failed.snapshot()), calls.now(), false))
+        .isEqualTo("✗ nope");
+  }
+
+  @Test
+  void waitingRequestsShowTheirPlaceInTheQueueOldestFirst() {
+    ToolCall first = calls.call("c1", "shell", "make");
+    calls.ask(first, Duration.ofSeconds(60));
+    calls.advance(Duration.ofSeconds(1));
+    ToolCall second = calls.call("c0", "deploy", "prod");
+    calls.ask(second, Duration.ofSeconds(60));
+    calls.advance(Duration.ofSeconds(1));
+    ToolCall third = calls.call("c2", "rm", "x");
+    calls.ask(third, Duration.ofSeconds(60));
+    List<String> lines = List.of(renderer(false, Theme.compact()).renderFrame(
+        List.of(third.snapshot(), first.snapshot(), second.snapshot())).split("\n"));
+    assertThat(lines).filteredOn(l -> l.startsWith("⋯")).containsExactlyInAnyOrder(
+        "⋯ shell make  Awaiting permission... auto-deny in 58s · 1 of 3 waiting",
+        "⋯ deploy prod  Awaiting permission... auto-deny in 59s · 2 of 3 waiting",
+        "⋯ rm x  Awaiting permission... auto-deny in 60s · 3 of 3 waiting");
+    assertThat(calls.presenter(Theme.compact()).views(List.of(first.snapshot()))).singleElement()
+        .satisfies(v -> assertThat(v.queuePosition()).contains(new ToolCallView.QueuePosition(1, 1)));
+    assertThat(renderer(false, Theme.compact()).renderFrame(List.of(first.snapshot())))
+        .as("a lone request shows no queue").doesNotContain(" · 1 of");
+  }
+
+  @Test
+  void theDotBlinksBesideTheRunningLabelAndThePulseAlternatesBoldAndDim() {
+    ToolCall running = calls.call("c1", "build", "mvn");
+    calls.run(running);
+    TerminalRenderer emoji = renderer(true, Theme.emoji());
+    long even = evenHalf(calls.now());
+    long odd = even + 500_000_000L;
+    String on = emoji.header(emoji.presenter().view(running.snapshot(), even, 0, false, null), even, false);
+    String off = emoji.header(emoji.presenter().view(running.snapshot(), odd, 0, false, null), odd, false);
+    assertThat(on).contains(" •");
+    assertThat(off).doesNotContain("•");
+
+    ToolCall approved = calls.call("c2", "shell", "make");
+    calls.ask(approved, Duration.ofSeconds(30));
+    approved.transition(PERMISSION_PENDING, PERMISSION_APPROVED, dev.toolcall.Reason.APPROVED_ONCE);
+    TerminalRenderer compact = renderer(true, Theme.compact());
+    String bold = compact.header(compact.presenter().view(approved.snapshot(), even, 0, false, null), even, false);
+    String dim = compact.header(compact.presenter().view(approved.snapshot(), odd, 0, false, null), odd, false);
+    assertThat(bold).startsWith(ESC + "[38;5;40;1m⋯");
+    assertThat(dim).startsWith(ESC + "[38;5;40;2m⋯");
+    assertThat(renderer(false, Theme.emoji()).header(emoji.presenter().view(running.snapshot(), odd, 0, false,
+        null), odd, false)).as("plain mode does not animate").contains("Running...").doesNotContain("•");
   }
 
   @Test
@@ -189,7 +274,7 @@ class TerminalRendererTest {
     parent.deny(DenialSource.POLICY, "");
     ToolCall child = calls.nested("k", "ls", "p");
     String frame = renderer(false, Theme.compact()).renderFrame(List.of(parent.snapshot(), child.snapshot()));
-    assertThat(frame).contains("⊘ agent x  Permission denied").contains("│ … 1 nested call hidden")
+    assertThat(frame).contains("⊘ agent x  0ms").contains("│ … 1 nested call hidden")
         .doesNotContain(" ls");
   }
 

@@ -40,14 +40,20 @@ class ThemeTest {
     assertStyle(t, PENDING, "⋯", GRAY_MUTED, STATIC);
     assertStyle(t, PERMISSION_PENDING, "⋯", PAPRIKA, TIMER);
     assertStyle(t, PERMISSION_APPROVED, "⋯", GREEN, PULSE);
-    assertStyle(t, RUNNING, "⋯", GREEN, SPINNER);
+    assertStyle(t, RUNNING, "⋯", GREEN_DARK, SPINNER);
+    assertThat(t.style(RUNNING).cycleColor()).as("seed 02: GradColorA GreenDark, GradColorB Green, CycleColors")
+        .isEqualTo(GREEN);
+    assertThat(t.style(RUNNING).cyclesColor()).isTrue();
     assertStyle(t, COMPLETED, "✓", GREEN, BLINK);
     assertStyle(t, FAILED, "✗", RED, STATIC);
     assertStyle(t, CANCELLED, "■", ORANGE, STATIC);
     assertStyle(t, PERMISSION_DENIED, "⊘", RED, STATIC);
   }
 
-  /** Seed 02's labels, and ours in the same voice for the states it leaves out; both themes share them. */
+  /**
+   * Seed 02's labels (empty for the final states: "Label: '' // Empty for final states"), and ours in the same voice
+   * for approved, which it leaves out; both themes share them.
+   */
   @ParameterizedTest
   @EnumSource(ToolCallState.class)
   void labelsAreTheSeedsAndSharedByBothThemes(ToolCallState s) {
@@ -55,13 +61,36 @@ class ThemeTest {
         PENDING, "Waiting for tool to start...",
         PERMISSION_PENDING, "Awaiting permission...",
         PERMISSION_APPROVED, "Approved, starting...",
-        PERMISSION_DENIED, "Permission denied",
+        PERMISSION_DENIED, "",
         RUNNING, "Running...",
-        COMPLETED, "Done",
-        FAILED, "Failed",
-        CANCELLED, "Cancelled");
+        COMPLETED, "",
+        FAILED, "",
+        CANCELLED, "");
     assertThat(Theme.emoji().style(s).label()).isEqualTo(expected.get(s));
     assertThat(Theme.compact().style(s).label()).isEqualTo(expected.get(s));
+  }
+
+  /** Seed 02: a completed call renders "Done" with FgSubtle on BgBaseLighter; no other state has a badge. */
+  @ParameterizedTest
+  @EnumSource(ToolCallState.class)
+  void onlyACompletedCallHasTheDoneBadgeInSeed02sTokens(ToolCallState s) {
+    for (Theme t : new Theme[] {Theme.emoji(), Theme.compact()}) {
+      Badge b = t.style(s).badge();
+      if (s == COMPLETED) {
+        assertThat(b).isEqualTo(new Badge("Done", ColorToken.FG_SUBTLE, ColorToken.BG_BASE_LIGHTER));
+      } else {
+        assertThat(b.isEmpty()).as("%s badge of %s", t.name(), s).isTrue();
+      }
+    }
+  }
+
+  /** Seed 01's running state is a green dot blink, no colour cycle; only seed 02's spinner cycles. */
+  @Test
+  void onlyTheCompactRunningStyleCyclesColours() {
+    for (ToolCallState s : ToolCallState.values()) {
+      assertThat(Theme.emoji().style(s).cyclesColor()).as("emoji %s", s).isFalse();
+      assertThat(Theme.compact().style(s).cyclesColor()).as("compact %s", s).isEqualTo(s == RUNNING);
+    }
   }
 
   @Test
