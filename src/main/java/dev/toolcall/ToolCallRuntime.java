@@ -41,6 +41,7 @@ public final class ToolCallRuntime implements AutoCloseable {
   private final Duration closeGrace;
   private final DeadlineTimer timer;
   private final boolean ownsTimer;
+  private final List<Instrumentation> instrumentations;
 
   private ToolCallRuntime(Builder b) {
     this.bus = b.bus == null ? EventBus.create() : b.bus;
@@ -52,9 +53,16 @@ public final class ToolCallRuntime implements AutoCloseable {
     this.permissions = pb.build();
     ToolScheduler.Builder sb = ToolScheduler.builder().registry(registry).authorizer(permissions::authorize)
         .eventBus(bus).clock(b.clock).ticker(b.ticker).timer(timer);
+    for (Instrumentation i : b.instrumentations) {
+      sb.instrumentation(i);
+    }
     b.scheduler.accept(sb);
     this.scheduler = sb.build();
     this.closeGrace = b.closeGrace;
+    this.instrumentations = List.copyOf(b.instrumentations);
+    for (Instrumentation i : instrumentations) {
+      i.attach(this);
+    }
   }
 
   /** Starts a runtime. */
@@ -99,6 +107,13 @@ public final class ToolCallRuntime implements AutoCloseable {
     if (ownsTimer) {
       timer.close();
     }
+    for (Instrumentation i : instrumentations) {
+      try {
+        i.close();
+      } catch (RuntimeException e) { // user code: the runtime is closed all the same
+        org.slf4j.LoggerFactory.getLogger(ToolCallRuntime.class).warn("instrumentation {} failed to close", i, e);
+      }
+    }
   }
 
   /** Builds a {@link ToolCallRuntime}; not thread-safe; each setter checks its value at once. */
@@ -108,6 +123,7 @@ public final class ToolCallRuntime implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
     private Consumer<PermissionService.Builder> permissions = p -> {};
+    private final java.util.ArrayList<Instrumentation> instrumentations = new java.util.ArrayList<>();
     private Consumer<ToolScheduler.Builder> scheduler = s -> {};
     private Duration closeGrace = Duration.ofSeconds(5);
     private DeadlineTimer timer;
@@ -168,6 +184,15 @@ public final class ToolCallRuntime implements AutoCloseable {
     /** Configures the scheduler (executor, parallelism, order, timeouts, interceptors). */
     public Builder scheduler(Consumer<ToolScheduler.Builder> configure) {
       this.scheduler = Objects.requireNonNull(configure, "configure");
+      return this;
+    }
+
+    /**
+     * Adds an {@link Instrumentation} (tracing, metrics): the one builder call that turns telemetry on, for example
+     * {@code .instrumentation(ToolCallTelemetry.create(openTelemetry))}. Several may be added; they run in order.
+     */
+    public Builder instrumentation(Instrumentation instrumentation) {
+      instrumentations.add(Objects.requireNonNull(instrumentation, "instrumentation"));
       return this;
     }
 

@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Then the model's final answer, and a timeline of every call's states.
  *
  * <p>Run: {@code mvn -q -P demo compile exec:java}; options (in {@code -Dexec.args="..."}): {@code --auto} answers
- * the prompt by itself, {@code --theme compact} uses the compact icons. Esc or Ctrl-C cancels the turn: every call
+ * the prompt by itself, {@code --theme compact} uses the compact icons, {@code --trace} prints the turn's
+ * OpenTelemetry span tree at the end. Esc or Ctrl-C cancels the turn: every call
  * still ends in a terminal state and the timeline is printed.
  *
  * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
@@ -77,24 +78,30 @@ public final class Demo {
    * @param pace how fast the model and the tools play
    * @param deployTimeout the deploy's approval deadline
    */
-  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout) {
+  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace) {
+    Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout) {
+      this(auto, theme, pace, deployTimeout, false);
+    }
+
     static Options parse(String... args) {
       boolean auto = false;
+      boolean trace = false;
       Theme theme = Theme.emoji();
       Pace pace = Pace.NORMAL;
       Duration deploy = null;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--auto" -> auto = true;
+          case "--trace" -> trace = true;
           case "--theme" -> theme = Theme.named(value(args, ++i, "--theme"));
           case "--pace" -> pace = new Pace(Double.parseDouble(value(args, ++i, "--pace")));
           case "--deploy-timeout-ms" -> deploy = Duration.ofMillis(Long.parseLong(value(args, ++i, args[i - 1])));
           default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-              + "'; expected --auto, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
+              + "'; expected --auto, --trace, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
         }
       }
       return new Options(auto, theme, pace, deploy != null ? deploy : Duration.ofMillis(Math.max(300,
-          pace.of(8_000).toMillis())));
+          pace.of(8_000).toMillis())), trace);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -178,8 +185,13 @@ public final class Demo {
     }
     TerminalRenderer renderer = rb.build();
 
-    try (ToolCallRuntime runtime = ToolCallRuntime.builder().ticker(ticker).tools(tools.all())
-        .permissions(p -> p.defaultTimeout(Duration.ofMinutes(2))).build();
+    Trace trace = o.trace() ? new Trace() : null;
+    ToolCallRuntime.Builder runtimeBuilder = ToolCallRuntime.builder().ticker(ticker).tools(tools.all())
+        .permissions(p -> p.defaultTimeout(Duration.ofMinutes(2)));
+    if (trace != null) {
+      runtimeBuilder.instrumentation(trace.telemetry());
+    }
+    try (trace; ToolCallRuntime runtime = runtimeBuilder.build();
         LiveDisplay live = renderer.live(out)) {
       runtimeRef.set(runtime);
       runtime.events().subscribe(new EventListener() { // inline: up to date when a batch completes
@@ -242,6 +254,11 @@ public final class Demo {
       List<ToolCallSnapshot> all = CallTree.of(calls.values()).nodes().stream().map(CallTree.Node::snapshot)
           .toList();
       printTimeline(out, all, startTick, o.theme(), io.ansi(), width);
+      if (trace != null) {
+        out.println();
+        out.println(bold("Trace", io.ansi()) + dim("  the turn's OpenTelemetry spans (--trace)", io.ansi()));
+        out.print(Trace.tree(trace.spans()));
+      }
       out.flush();
       printed.countDown();
       return new Run(result, all);

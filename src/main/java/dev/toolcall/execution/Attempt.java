@@ -1,5 +1,10 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.Instrumentation;
+import dev.toolcall.ToolCallIdentity;
+import dev.toolcall.ToolCallSnapshot;
+import java.util.List;
+import org.slf4j.MDC;
 import dev.toolcall.DeadlineTimer;
 import dev.toolcall.Outcome;
 import dev.toolcall.tool.Tool;
@@ -31,6 +36,40 @@ final class Attempt implements ToolInvocation {
     this.number = number;
   }
 
+  /** The SLF4J MDC keys set on the tool's thread while its body runs. */
+  static final String MDC_CALL_ID = "toolcall.call_id";
+  static final String MDC_SESSION_ID = "toolcall.session_id";
+  static final String MDC_TOOL = "toolcall.tool";
+  private static final Instrumentation.Scope[] NO_SCOPES = new Instrumentation.Scope[0];
+
+  private Instrumentation.Scope[] enter() {
+    List<Instrumentation> is = sched.instrumentations;
+    if (is.isEmpty()) {
+      return NO_SCOPES;
+    }
+    Instrumentation.Scope[] out = new Instrumentation.Scope[is.size()];
+    ToolCallSnapshot s = run.call.snapshot();
+    for (int i = 0; i < out.length; i++) {
+      try {
+        out[i] = Objects.requireNonNull(is.get(i).enterTool(s), "enterTool returned null");
+      } catch (RuntimeException | Error e) { // user code: the tool runs without the scope
+        ToolScheduler.log.warn("instrumentation {} failed to enter call {}", is.get(i), s.callId(), e);
+        out[i] = Instrumentation.Scope.NONE;
+      }
+    }
+    return out;
+  }
+
+  private static void exit(Instrumentation.Scope[] scopes) {
+    for (int i = scopes.length - 1; i >= 0; i--) {
+      try {
+        scopes[i].close();
+      } catch (RuntimeException | Error e) { // user code
+        ToolScheduler.log.warn("instrumentation scope failed to close", e);
+      }
+    }
+  }
+
   boolean finish() {
     return finished.compareAndSet(false, true);
   }
@@ -46,6 +85,11 @@ final class Attempt implements ToolInvocation {
     CompletionStage<ToolResult> stage = null; // an asynchronous tool's
     ToolResult result = null; // a blocking tool's
     Throwable error = null;
+    ToolCallIdentity id = run.call.identity();
+    MDC.put(MDC_CALL_ID, id.callId());
+    MDC.put(MDC_SESSION_ID, id.sessionId());
+    MDC.put(MDC_TOOL, id.toolName());
+    Instrumentation.Scope[] scopes = enter();
     try {
       if (tool instanceof Tool.BlockingTool b) {
         result = b.body().run(this);
@@ -55,6 +99,10 @@ final class Attempt implements ToolInvocation {
     } catch (Throwable e) { // a VirtualMachineError too: the call ends FAILED, logged at ERROR, never rethrown
       error = e;
     } finally {
+      exit(scopes);
+      MDC.remove(MDC_CALL_ID);
+      MDC.remove(MDC_SESSION_ID);
+      MDC.remove(MDC_TOOL);
       synchronized (this) {
         bodyThread = null;
         if (abandoned) {

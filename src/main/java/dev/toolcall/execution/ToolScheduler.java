@@ -97,6 +97,7 @@ public final class ToolScheduler implements AutoCloseable {
   final Duration defaultTimeout;
   final List<ToolInterceptor> interceptors;
   final Nesting nesting = new Nesting();
+  final List<dev.toolcall.Instrumentation> instrumentations;
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
   final DeadlineTimer timer;
@@ -125,6 +126,7 @@ public final class ToolScheduler implements AutoCloseable {
     this.failurePolicy = b.failurePolicy;
     this.defaultTimeout = b.defaultTimeout;
     this.interceptors = List.copyOf(b.interceptors);
+    this.instrumentations = List.copyOf(b.instrumentations);
     this.errorText = b.errorText;
     this.random = b.random;
     this.ownsTimer = b.timer == null;
@@ -396,6 +398,7 @@ public final class ToolScheduler implements AutoCloseable {
     private FailurePolicy failurePolicy = FailurePolicy.CONTINUE;
     private Duration defaultTimeout = Duration.ofMinutes(2);
     private final List<ToolInterceptor> interceptors = new ArrayList<>();
+    private final List<dev.toolcall.Instrumentation> instrumentations = new ArrayList<>();
     private Function<Throwable, String> errorText = ToolScheduler::defaultErrorText;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private DeadlineTimer timer;
@@ -496,6 +499,16 @@ public final class ToolScheduler implements AutoCloseable {
         throw new IllegalArgumentException("defaultTimeout must be positive, was " + timeout);
       }
       this.defaultTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Adds an instrumentation whose {@link dev.toolcall.Instrumentation#enterTool} scope wraps every run of a tool's
+     * body (a {@link dev.toolcall.ToolCallRuntime} adds the ones given to its builder; attaching to events is the
+     * caller's part).
+     */
+    public Builder instrumentation(dev.toolcall.Instrumentation instrumentation) {
+      instrumentations.add(Objects.requireNonNull(instrumentation, "instrumentation"));
       return this;
     }
 

@@ -1,0 +1,498 @@
+package dev.toolcall.otel;
+
+import dev.toolcall.Change;
+import dev.toolcall.DenialSource;
+import dev.toolcall.Instrumentation;
+import dev.toolcall.Outcome;
+import dev.toolcall.Reason;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.conversation.ConversationState;
+import dev.toolcall.conversation.StateDetail;
+import dev.toolcall.event.ConversationEvent;
+import dev.toolcall.event.EventListener;
+import dev.toolcall.event.Subscription;
+import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.tool.ToolRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.DoubleHistogram;
+import io.opentelemetry.api.metrics.LongCounter;
+import io.opentelemetry.api.metrics.LongUpDownCounter;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * OpenTelemetry spans and metrics for every tool call, approval wait and {@code Agent} turn of one runtime,
+ * following the GenAI semantic conventions where they speak ({@code execute_tool} and {@code invoke_agent} spans,
+ * {@code gen_ai.*} attributes, {@code gen_ai.execute_tool.duration}) and naming the rest under {@code toolcall.}
+ * (see docs/observability.md for every attribute and instrument). Turn it on with one builder call:
+ * <pre>{@code
+ * ToolCallRuntime runtime = ToolCallRuntime.builder().tools(...)
+ *     .instrumentation(ToolCallTelemetry.create(openTelemetry))   // or GlobalOpenTelemetry.get(), explicitly
+ *     .build();
+ * }</pre>
+ *
+ * <h2>Spans</h2>
+ * One {@code execute_tool {tool}} span (INTERNAL) per call, from its creation to its terminal state, with the
+ * library's own timestamps. Its parent is the call it is nested in, else the {@code invoke_agent} span of the turn
+ * whose conversation the call belongs to, else the context current on the thread that scheduled it. The tool's body
+ * runs with the call's span as the current context (on whatever executor), so the tool's own spans nest under it.
+ * Span events: the permission was asked; decided (by whom, and the wait); a retry (attempt, delay, failure); a
+ * cancellation (its cause). Status ERROR only for FAILED, with {@code error.type}; a denial or a cancellation sets
+ * {@code toolcall.outcome} instead. Arguments and results are recorded only with {@link Builder#recordContent}.
+ *
+ * <h2>Threads and lost races</h2>
+ * Thread-safe. It listens inline on the runtime's bus, so it sees each call's changes in order, exactly once, on the
+ * thread that made them; a change that lost its compare-and-set published nothing and is not seen. Every span it
+ * starts is ended: at the call's terminal event, or at the latest when the runtime closes.
+ */
+public final class ToolCallTelemetry implements Instrumentation {
+
+  static final String SCOPE = "dev.toolcall";
+  static final AttributeKey<String> OPERATION = AttributeKey.stringKey("gen_ai.operation.name");
+  static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
+  static final AttributeKey<String> TOOL_CALL_ID = AttributeKey.stringKey("gen_ai.tool.call.id");
+  static final AttributeKey<String> TOOL_TYPE = AttributeKey.stringKey("gen_ai.tool.type");
+  static final AttributeKey<String> TOOL_DESCRIPTION = AttributeKey.stringKey("gen_ai.tool.description");
+  static final AttributeKey<String> TOOL_ARGUMENTS = AttributeKey.stringKey("gen_ai.tool.call.arguments");
+  static final AttributeKey<String> TOOL_RESULT = AttributeKey.stringKey("gen_ai.tool.call.result");
+  static final AttributeKey<String> CONVERSATION_ID = AttributeKey.stringKey("gen_ai.conversation.id");
+  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+  static final AttributeKey<String> SESSION_ID = AttributeKey.stringKey("toolcall.session.id");
+  static final AttributeKey<String> PARENT_CALL_ID = AttributeKey.stringKey("toolcall.parent_call.id");
+  static final AttributeKey<String> ORIGIN = AttributeKey.stringKey("toolcall.origin");
+  static final AttributeKey<String> STATE = AttributeKey.stringKey("toolcall.state");
+  static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("toolcall.outcome");
+  static final AttributeKey<String> FAILURE_KIND = AttributeKey.stringKey("toolcall.failure.kind");
+  static final AttributeKey<Long> ATTEMPTS = AttributeKey.longKey("toolcall.attempts");
+  static final AttributeKey<String> DECIDED_BY = AttributeKey.stringKey("toolcall.permission.decided_by");
+  static final AttributeKey<String> DECISION = AttributeKey.stringKey("toolcall.permission.outcome");
+  static final AttributeKey<String> REQUEST_ID = AttributeKey.stringKey("toolcall.permission.request.id");
+  static final AttributeKey<Double> WAIT = AttributeKey.doubleKey("toolcall.permission.wait");
+  static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("toolcall.retry.attempt");
+  static final AttributeKey<Double> DELAY = AttributeKey.doubleKey("toolcall.retry.delay");
+  static final AttributeKey<String> FAILURE = AttributeKey.stringKey("toolcall.retry.failure");
+  static final AttributeKey<String> CAUSE = AttributeKey.stringKey("toolcall.cancel.cause");
+  static final AttributeKey<String> TURN_ENDING = AttributeKey.stringKey("toolcall.turn.reason");
+  static final AttributeKey<Long> ROUND_TRIPS = AttributeKey.longKey("toolcall.turn.round_trips");
+  static final AttributeKey<String> CONVERSATION_STATE = AttributeKey.stringKey("toolcall.conversation.state");
+
+  private final Tracer tracer;
+  private final int contentLimit; // < 0: content is not recorded
+  private final DoubleHistogram duration;
+  private final DoubleHistogram approvalWait;
+  private final LongCounter ended;
+  private final LongUpDownCounter inFlight;
+  private final LongUpDownCounter pendingRequests;
+  private final LongCounter retries;
+  private final LongCounter outputDropped;
+
+  /** Open spans of calls, by session and call id. */
+  private final Map<Key, Open> calls = new ConcurrentHashMap<>();
+  /** Open turn spans, by conversation id. */
+  private final Map<String, Span> turns = new ConcurrentHashMap<>();
+  private volatile ToolRegistry registry;
+  private volatile Subscription subscription;
+
+  private record Key(String sessionId, String callId) {}
+
+  /** What is known of a call whose span is open. */
+  private static final class Open {
+    final Span span;
+    final Attributes toolAttributes;
+    final long createdTick;
+    long askedTick; // ticks of entering PERMISSION_PENDING; guarded by the bus's per-call order
+    long dropped;
+
+    Open(Span span, Attributes toolAttributes, long createdTick) {
+      this.span = span;
+      this.toolAttributes = toolAttributes;
+      this.createdTick = createdTick;
+    }
+  }
+
+  private ToolCallTelemetry(Builder b) {
+    this.tracer = b.otel.getTracer(SCOPE);
+    this.contentLimit = b.contentLimit;
+    Meter meter = b.otel.getMeter(SCOPE);
+    this.duration = meter.histogramBuilder("gen_ai.execute_tool.duration").setUnit("s")
+        .setDescription("Time from a tool call's creation to its terminal state.").build();
+    this.approvalWait = meter.histogramBuilder("toolcall.permission.wait").setUnit("s")
+        .setDescription("Time a permission request waited for its decision.").build();
+    this.ended = meter.counterBuilder("toolcall.calls.ended").setUnit("{call}")
+        .setDescription("Tool calls that reached a terminal state.").build();
+    this.inFlight = meter.upDownCounterBuilder("toolcall.calls.in_flight").setUnit("{call}")
+        .setDescription("Tool calls not yet terminal, by state.").build();
+    this.pendingRequests = meter.upDownCounterBuilder("toolcall.permission.pending").setUnit("{request}")
+        .setDescription("Permission requests waiting for a decision.").build();
+    this.retries = meter.counterBuilder("toolcall.retries").setUnit("{retry}")
+        .setDescription("Retries scheduled after a transient tool failure.").build();
+    this.outputDropped = meter.counterBuilder("toolcall.output.dropped").setUnit("{write}")
+        .setDescription("Live-output writes dropped or coalesced by the output buffer.").build();
+  }
+
+  /** Telemetry on {@code openTelemetry}, recording no arguments or results. */
+  public static ToolCallTelemetry create(OpenTelemetry openTelemetry) {
+    return builder(openTelemetry).build();
+  }
+
+  /** A builder on {@code openTelemetry} (pass {@code GlobalOpenTelemetry.get()} to use the global one). */
+  public static Builder builder(OpenTelemetry openTelemetry) {
+    return new Builder(openTelemetry);
+  }
+
+  @Override
+  public void attach(ToolCallRuntime runtime) {
+    Objects.requireNonNull(runtime, "runtime");
+    this.registry = runtime.registry();
+    this.subscription = runtime.events().subscribe(new Listener());
+  }
+
+  @Override
+  public Instrumentation.Scope enterTool(ToolCallSnapshot call) {
+    Open o = calls.get(new Key(call.identity().sessionId(), call.callId()));
+    if (o == null) {
+      return Instrumentation.Scope.NONE;
+    }
+    io.opentelemetry.context.Scope s = Context.current().with(o.span).makeCurrent();
+    return s::close;
+  }
+
+  /** Ends every span still open (calls in flight when the runtime closed, turns under way). */
+  @Override
+  public void close() {
+    Subscription s = subscription;
+    if (s != null) {
+      s.close();
+    }
+    for (Map.Entry<Key, Open> e : calls.entrySet()) {
+      if (calls.remove(e.getKey(), e.getValue())) {
+        e.getValue().span.setAttribute(OUTCOME, "runtime_closed");
+        e.getValue().span.end();
+      }
+    }
+    for (Map.Entry<String, Span> e : turns.entrySet()) {
+      if (turns.remove(e.getKey(), e.getValue())) {
+        e.getValue().setAttribute(TURN_ENDING, "runtime_closed");
+        e.getValue().end();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ToolCallTelemetry[" + tracer + "]";
+  }
+
+  // --- events -----------------------------------------------------------------------------------------------------
+
+  private final class Listener implements EventListener {
+    @Override
+    public void onCallCreated(ToolCallEvent.CallCreated e) {
+      created(e.snapshot());
+    }
+
+    @Override
+    public void onStateChanged(ToolCallEvent.StateChanged e) {
+      changed(e);
+    }
+
+    @Override
+    public void onRetryScheduled(ToolCallEvent.RetryScheduled e) {
+      retry(e);
+    }
+
+    @Override
+    public void onOutputAppended(ToolCallEvent.OutputAppended e) {
+      Open o = calls.get(key(e.snapshot()));
+      long dropped = e.change().dropped();
+      if (o != null && dropped > o.dropped) {
+        outputDropped.add(dropped - o.dropped, o.toolAttributes);
+        o.dropped = dropped;
+      }
+    }
+
+    @Override
+    public void onArgumentsModified(ToolCallEvent.ArgumentsModified e) {
+      Open o = calls.get(key(e.snapshot()));
+      if (o != null && contentLimit >= 0) {
+        o.span.setAttribute(TOOL_ARGUMENTS, truncate(e.snapshot().arguments().raw()));
+      }
+    }
+
+    @Override
+    public void onConversationEvent(ConversationEvent e) {
+      conversation(e);
+    }
+  }
+
+  private static Key key(ToolCallSnapshot s) {
+    return new Key(s.identity().sessionId(), s.callId());
+  }
+
+  private void created(ToolCallSnapshot s) {
+    String tool = s.toolName();
+    Attributes toolAttributes = Attributes.of(TOOL_NAME, tool);
+    var b = tracer.spanBuilder("execute_tool " + tool).setSpanKind(SpanKind.INTERNAL)
+        .setParent(parentOf(s)).setStartTimestamp(s.timestamp())
+        .setAttribute(OPERATION, "execute_tool").setAttribute(TOOL_NAME, tool)
+        .setAttribute(TOOL_CALL_ID, s.callId()).setAttribute(TOOL_TYPE, "function")
+        .setAttribute(SESSION_ID, s.identity().sessionId())
+        .setAttribute(ORIGIN, s.identity().origin().name().toLowerCase(java.util.Locale.ROOT));
+    ToolRegistry r = registry;
+    if (r != null) {
+      r.find(tool).ifPresent(t -> {
+        if (!t.definition().description().isEmpty()) {
+          b.setAttribute(TOOL_DESCRIPTION, t.definition().description());
+        }
+      });
+    }
+    s.identity().parent().ifPresent(p -> b.setAttribute(PARENT_CALL_ID, p));
+    if (contentLimit >= 0) {
+      b.setAttribute(TOOL_ARGUMENTS, truncate(s.arguments().raw()));
+    }
+    Open o = new Open(b.startSpan(), toolAttributes, s.tick());
+    calls.put(key(s), o);
+    inFlight.add(1, Attributes.of(TOOL_NAME, tool, STATE, ToolCallState.PENDING.wireName()));
+  }
+
+  /** The call it is nested in, else its conversation's turn, else the scheduling thread's context. */
+  private Context parentOf(ToolCallSnapshot s) {
+    String parentId = s.identity().parentCallId();
+    if (parentId != null) {
+      Open same = calls.get(new Key(s.identity().sessionId(), parentId));
+      if (same != null) {
+        return Context.current().with(same.span);
+      }
+      for (Map.Entry<Key, Open> e : calls.entrySet()) {
+        if (e.getKey().callId().equals(parentId)) {
+          return Context.current().with(e.getValue().span);
+        }
+      }
+    }
+    Span turn = turns.get(s.identity().sessionId());
+    if (turn != null) {
+      return Context.current().with(turn);
+    }
+    return Context.current();
+  }
+
+  private void changed(ToolCallEvent.StateChanged e) {
+    ToolCallSnapshot s = e.snapshot();
+    Open o = calls.get(key(s));
+    if (o == null) {
+      return;
+    }
+    String tool = s.toolName();
+    ToolCallState from = e.from();
+    ToolCallState to = e.to();
+    inFlight.add(-1, Attributes.of(TOOL_NAME, tool, STATE, from.wireName()));
+    if (!to.isTerminal()) {
+      inFlight.add(1, Attributes.of(TOOL_NAME, tool, STATE, to.wireName()));
+    }
+    if (to == ToolCallState.PERMISSION_PENDING) {
+      o.askedTick = s.tick();
+      pendingRequests.add(1, o.toolAttributes);
+      var attrs = Attributes.builder();
+      if (s.change() instanceof Change.PermissionAsked a) {
+        attrs.put(REQUEST_ID, a.requestId());
+      }
+      o.span.addEvent("toolcall.permission.asked", attrs.build(), s.timestamp());
+    } else if (from == ToolCallState.PERMISSION_PENDING) {
+      pendingRequests.add(-1, o.toolAttributes);
+      decided(o, s, to, (s.tick() - o.askedTick) / 1e9);
+    } else if (from == ToolCallState.PENDING && to == ToolCallState.PERMISSION_APPROVED) {
+      decided(o, s, to, 0); // approved without asking: by a rule, a grant, the mode or a hook
+    }
+    if (to.isTerminal()) {
+      terminal(o, s);
+    }
+  }
+
+  private void decided(Open o, ToolCallSnapshot s, ToolCallState to, double waitSeconds) {
+    String outcome;
+    String by;
+    String code = s.change() instanceof Reason r ? r.code() : "";
+    switch (to) {
+      case PERMISSION_APPROVED:
+        outcome = "approved";
+        by = code.equals(Reason.AUTO_APPROVED.code()) ? autoSource(((Reason) s.change()).message()) : "user";
+        break;
+      case PERMISSION_DENIED: {
+        DenialSource src = s.outcome() instanceof Outcome.Denied d ? d.source() : DenialSource.USER;
+        outcome = src == DenialSource.TIMEOUT ? "timeout" : "denied";
+        by = src == DenialSource.TIMEOUT ? "timeout" : src == DenialSource.POLICY ? "policy" : "user";
+        break;
+      }
+      default:
+        outcome = "cancelled";
+        by = "cancel";
+        break;
+    }
+    Attributes a = Attributes.of(TOOL_NAME, s.toolName(), DECISION, outcome, DECIDED_BY, by);
+    approvalWait.record(waitSeconds, a);
+    o.span.addEvent("toolcall.permission.decided", Attributes.of(DECISION, outcome, DECIDED_BY, by, WAIT,
+        waitSeconds), s.timestamp());
+  }
+
+  /** Who approved without asking, from the auto-approval's message ("auto-approved by rule ..."). */
+  private static String autoSource(String message) {
+    String m = message == null ? "" : message;
+    if (m.contains("by hook")) {
+      return "hook";
+    }
+    if (m.contains("grant")) {
+      return "grant";
+    }
+    if (m.contains("approval mode") || m.contains("all calls allowed")) {
+      return "mode";
+    }
+    if (m.contains("rule")) {
+      return "rule";
+    }
+    return "policy";
+  }
+
+  private void terminal(Open o, ToolCallSnapshot s) {
+    if (!calls.remove(key(s), o)) {
+      return;
+    }
+    Span span = o.span;
+    Outcome outcome = s.outcome();
+    String state = s.state().wireName();
+    var metric = Attributes.builder().put(TOOL_NAME, s.toolName()).put(STATE, state);
+    span.setAttribute(STATE, state);
+    if (s.attempt() > 1) {
+      span.setAttribute(ATTEMPTS, (long) s.attempt());
+    }
+    if (outcome instanceof Outcome.Failed f) {
+      String kind = kindName(f.kind());
+      span.setStatus(StatusCode.ERROR, f.message());
+      span.setAttribute(ERROR_TYPE, kind);
+      span.setAttribute(OUTCOME, "failed");
+      span.setAttribute(FAILURE_KIND, kind);
+      metric.put(FAILURE_KIND, kind).put(ERROR_TYPE, kind);
+    } else if (outcome instanceof Outcome.Denied d) {
+      span.setAttribute(OUTCOME, "denied");
+    } else if (outcome instanceof Outcome.Cancelled c) {
+      span.setAttribute(OUTCOME, "cancelled");
+      span.addEvent("toolcall.cancelled", Attributes.of(CAUSE, c.reason()), s.timestamp());
+    } else if (outcome instanceof Outcome.Completed c) {
+      span.setAttribute(OUTCOME, "completed");
+      if (contentLimit >= 0) {
+        span.setAttribute(TOOL_RESULT, truncate(c.content()));
+      }
+    }
+    if (contentLimit >= 0) {
+      span.setAttribute(TOOL_ARGUMENTS, truncate(s.arguments().raw()));
+    }
+    Attributes m = metric.build();
+    ended.add(1, m);
+    Attributes d = outcome instanceof Outcome.Failed f
+        ? Attributes.of(TOOL_NAME, s.toolName(), ERROR_TYPE, kindName(f.kind())) : o.toolAttributes;
+    duration.record((s.tick() - o.createdTick) / 1e9, d);
+    span.end(s.timestamp());
+  }
+
+  private void retry(ToolCallEvent.RetryScheduled e) {
+    Open o = calls.get(key(e.snapshot()));
+    if (o == null) {
+      return;
+    }
+    Change.RetryScheduled r = e.change();
+    retries.add(1, o.toolAttributes);
+    o.span.addEvent("toolcall.retry", Attributes.of(ATTEMPT, (long) r.nextAttempt(), DELAY,
+        r.delay().toNanos() / 1e9, FAILURE, truncateAlways(r.failure())), e.snapshot().timestamp());
+  }
+
+  private void conversation(ConversationEvent e) {
+    String id = e.conversationId();
+    if (e.isCreation()) {
+      return;
+    }
+    ConversationState to = e.to();
+    ConversationState from = e.from();
+    Instant at = e.snapshot().timestamp();
+    if (to == ConversationState.PROCESSING_USER_MESSAGE
+        && (from == ConversationState.IDLE || from == ConversationState.FAILED)) {
+      Span turn = tracer.spanBuilder("invoke_agent").setSpanKind(SpanKind.INTERNAL).setParent(Context.current())
+          .setStartTimestamp(at).setAttribute(OPERATION, "invoke_agent").setAttribute(CONVERSATION_ID, id)
+          .startSpan();
+      Span old = turns.put(id, turn);
+      if (old != null) {
+        old.end(at);
+      }
+    }
+    Span turn = turns.get(id);
+    if (turn == null) {
+      return;
+    }
+    turn.addEvent("toolcall.conversation.state", Attributes.of(CONVERSATION_STATE, to.wireName()), at);
+    if (to == ConversationState.IDLE || to == ConversationState.FAILED) {
+      if (!turns.remove(id, turn)) {
+        return;
+      }
+      turn.setAttribute(TURN_ENDING, e.reason().code());
+      turn.setAttribute(ROUND_TRIPS, (long) e.snapshot().roundTrips());
+      if (to == ConversationState.FAILED) {
+        String error = e.snapshot().detail() instanceof StateDetail.Failure f ? f.error() : "the turn failed";
+        turn.setStatus(StatusCode.ERROR, error);
+        turn.setAttribute(ERROR_TYPE, "turn_failed");
+      }
+      turn.end(at);
+    }
+  }
+
+  private static String kindName(dev.toolcall.FailureKind k) {
+    return k.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private String truncate(String s) {
+    return s.length() <= contentLimit ? s : s.substring(0, contentLimit) + "…";
+  }
+
+  private static String truncateAlways(String s) {
+    return s.length() <= 256 ? s : s.substring(0, 256) + "…";
+  }
+
+  /** Builds a {@link ToolCallTelemetry}; not thread-safe. */
+  public static final class Builder {
+    private final OpenTelemetry otel;
+    private int contentLimit = -1;
+
+    private Builder(OpenTelemetry otel) {
+      this.otel = Objects.requireNonNull(otel, "openTelemetry");
+    }
+
+    /**
+     * Records arguments ({@code gen_ai.tool.call.arguments}) and results ({@code gen_ai.tool.call.result}) on the
+     * spans, each cut to {@code maxChars} characters. Off by default: they may hold secrets.
+     *
+     * @throws IllegalArgumentException if {@code maxChars} is negative
+     */
+    public Builder recordContent(int maxChars) {
+      if (maxChars < 0) {
+        throw new IllegalArgumentException("maxChars must be >= 0, was " + maxChars);
+      }
+      this.contentLimit = maxChars;
+      return this;
+    }
+
+    /** The telemetry; install it with {@code ToolCallRuntime.Builder.instrumentation}. */
+    public ToolCallTelemetry build() {
+      return new ToolCallTelemetry(this);
+    }
+  }
+}
