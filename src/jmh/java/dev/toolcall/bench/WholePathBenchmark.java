@@ -104,6 +104,7 @@ public class WholePathBenchmark {
 
   private final ObjectMapper mapper = new ObjectMapper();
   private ToolCallRuntime runtime;
+  private ToolCallRuntime lc4jRuntime;
   private long ids;
   private DefaultToolExecutor lc4j;
   private ToolExecutionRequest lc4jRequest;
@@ -138,6 +139,12 @@ public class WholePathBenchmark {
     Method m = Files.class.getMethod("writeFile", String.class, String.class, boolean.class);
     Files files = new Files();
     lc4j = new DefaultToolExecutor(files, m);
+    // the same LangChain4j tool through this library's adapter and runtime
+    lc4jRuntime = ToolCallRuntime.builder()
+        .tools(dev.toolcall.langchain4j.LangChain4jTools.tool(
+            dev.langchain4j.agent.tool.ToolSpecifications.toolSpecificationFrom(m), lc4j,
+            b -> b.requiresApproval(false)))
+        .permissions(p -> p.policy(policy)).scheduler(s -> s.executor(Runnable::run)).build();
     lc4jRequest = ToolExecutionRequest.builder().id("call_1").name("writeFile").arguments(ARGS).build();
 
     springCallback = MethodToolCallback.builder().toolDefinition(ToolDefinitions.from(m)).toolMethod(m)
@@ -152,6 +159,7 @@ public class WholePathBenchmark {
     // every path must give the same text for the model
     String expected = direct();
     check("toolcallRuntime", toolcallRuntime(), expected);
+    check("toolcallRuntimeLangChain4jTool", toolcallRuntimeLangChain4jTool(), "\"" + expected + "\"", expected);
     check("langchain4j", langchain4jDefaultToolExecutor(), "\"" + expected + "\"", expected);
     check("springAiMethodToolCallback", springAiMethodToolCallback(), "\"" + expected + "\"", expected);
     ToolExecutionResult r = springAiToolCallingManager();
@@ -172,6 +180,7 @@ public class WholePathBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     runtime.close();
+    lc4jRuntime.close();
   }
 
   @Benchmark
@@ -185,6 +194,13 @@ public class WholePathBenchmark {
     List<CallResult> results = runtime.schedule("session-1",
         List.of(CallRequest.of("call_" + (ids++), "write_file", ARGS))).join();
     return results.get(0).messageForModel();
+  }
+
+  /** A LangChain4j {@code @Tool} method through {@code LangChain4jTools} and this library's runtime. */
+  @Benchmark
+  public String toolcallRuntimeLangChain4jTool() {
+    return lc4jRuntime.schedule("session-1", List.of(CallRequest.of("call_" + (ids++), "writeFile", ARGS)))
+        .join().get(0).messageForModel();
   }
 
   @Benchmark

@@ -1,0 +1,375 @@
+package dev.toolcall.langchain4j;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.exception.AuthenticationException;
+import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.exception.InternalServerException;
+import dev.langchain4j.exception.InvalidRequestException;
+import dev.langchain4j.exception.ModelNotFoundException;
+import dev.langchain4j.exception.RateLimitException;
+import dev.langchain4j.exception.RetriableException;
+import dev.langchain4j.exception.TimeoutException;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.CompleteToolCall;
+import dev.langchain4j.model.chat.response.PartialToolCall;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.output.FinishReason;
+import dev.toolcall.conversation.AssistantMessage;
+import dev.toolcall.conversation.Message;
+import dev.toolcall.conversation.ModelClient;
+import dev.toolcall.conversation.ModelDelta;
+import dev.toolcall.conversation.ModelException;
+import dev.toolcall.conversation.ModelOptions;
+import dev.toolcall.conversation.ModelRequest;
+import dev.toolcall.conversation.ModelResponse;
+import dev.toolcall.conversation.StopReason;
+import dev.toolcall.conversation.TokenUsage;
+import dev.toolcall.conversation.ToolCallRequest;
+import dev.toolcall.conversation.ToolChoice;
+import dev.toolcall.conversation.ToolResultMessage;
+import dev.toolcall.conversation.UserMessage;
+import dev.toolcall.tool.ToolDefinition;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * A LangChain4j {@link ChatModel} or {@link StreamingChatModel} as this library's {@link ModelClient}, so an
+ * {@link dev.toolcall.conversation.Agent} drives it and the tool calls it asks for run under the lifecycle
+ * (validation, permissions, timeouts, retries, events) instead of LangChain4j's own tool loop. Thread-safe if the
+ * model is.
+ *
+ * <h2>What maps</h2>
+ * <ul>
+ *   <li>Messages: instructions become a {@code SystemMessage} first; {@code UserMessage}, {@code AiMessage} with its
+ *       {@code ToolExecutionRequest}s, and {@code ToolExecutionResultMessage} (its error flag too) both ways.</li>
+ *   <li>Tools: each {@link ToolDefinition} becomes a {@code ToolSpecification} ({@link LangChain4jTools#specification}).
+ *   </li>
+ *   <li>Options: tool choice {@code auto}, {@code required}, {@code none} (a named tool becomes {@code required} with
+ *       only that tool offered), temperature, maximum output tokens; provider options {@code model}/{@code modelName},
+ *       {@code top_p}/{@code topP}, {@code top_k}/{@code topK}, {@code frequency_penalty}, {@code presence_penalty}
+ *       and {@code stop} (a list of strings). Other provider options are not sent: LangChain4j's portable
+ *       parameters have no place for them (set them on the model's own builder).</li>
+ *   <li>Responses: text, tool calls in order, token usage, and the finish reason ({@code STOP}, {@code LENGTH},
+ *       {@code TOOL_EXECUTION}, {@code CONTENT_FILTER}, {@code OTHER}, also kept as the provider's word).</li>
+ *   <li>Streaming: partial text as it comes; each partial tool call is announced when its first fragment arrives and
+ *       its argument fragments follow, so the call shows (and is created PENDING) while the model still writes it;
+ *       LangChain4j's complete tool call closes it.</li>
+ *   <li>Errors, by LangChain4j's exception types (or HTTP status): rate limit (429) {@code RATE_LIMITED},
+ *       authentication (401, 403) {@code AUTHENTICATION}, timeout {@code TIMEOUT}, invalid request and model not
+ *       found (other 4xx) {@code INVALID_REQUEST}, server error (5xx) {@code SERVER_ERROR}, an {@code IOException}
+ *       cause {@code NETWORK}, other retriable ones {@code SERVER_ERROR}, anything else {@code OTHER}.</li>
+ * </ul>
+ * Thinking text and images in responses are not carried (the seam has no place for them).
+ */
+public final class LangChain4jModels {
+
+  private LangChain4jModels() {}
+
+  /** {@code model} as a client that calls it on the calling thread. */
+  public static ModelClient client(ChatModel model) {
+    Objects.requireNonNull(model, "model");
+    return ModelClient.blocking(request -> complete(model, request));
+  }
+
+  /** {@code model} as a client that calls it on {@code executor}. */
+  public static ModelClient client(ChatModel model, Executor executor) {
+    Objects.requireNonNull(model, "model");
+    return ModelClient.blocking(request -> complete(model, request), executor);
+  }
+
+  /** {@code model} as a streaming client: text and tool calls reach the agent while the model produces them. */
+  public static ModelClient client(StreamingChatModel model) {
+    Objects.requireNonNull(model, "model");
+    return ModelClient.streaming((request, sink) -> stream(model, request, sink));
+  }
+
+  private static ModelResponse complete(ChatModel model, ModelRequest request) throws ModelException {
+    ChatResponse r;
+    try {
+      r = model.chat(chatRequest(request));
+    } catch (RuntimeException e) {
+      throw error(e);
+    }
+    if (r == null || r.aiMessage() == null) {
+      throw ModelException.of(ModelException.Kind.MALFORMED_RESPONSE, "the model returned no message");
+    }
+    return response(r);
+  }
+
+  private static CompletionStage<Void> stream(StreamingChatModel model, ModelRequest request,
+      Consumer<? super ModelDelta> sink) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Map<Integer, String> announced = new HashMap<>(); // partial call index -> id
+    Set<String> ids = new HashSet<>();
+    StreamingChatResponseHandler handler = new StreamingChatResponseHandler() {
+      @Override
+      public void onPartialResponse(String text) {
+        if (text != null && !text.isEmpty() && !done.isDone()) {
+          sink.accept(new ModelDelta.Text(text));
+        }
+      }
+
+      @Override
+      public void onPartialToolCall(PartialToolCall call) {
+        if (done.isDone()) {
+          return;
+        }
+        String id = announced.get(call.index());
+        if (id == null && call.id() != null && call.name() != null) {
+          id = call.id();
+          announced.put(call.index(), id);
+          ids.add(id);
+          sink.accept(new ModelDelta.ToolCallStarted(id, call.name()));
+        }
+        if (id != null && call.partialArguments() != null && !call.partialArguments().isEmpty()) {
+          sink.accept(new ModelDelta.ToolCallArguments(id, call.partialArguments()));
+        }
+      }
+
+      @Override
+      public void onCompleteToolCall(CompleteToolCall call) {
+        if (done.isDone()) {
+          return;
+        }
+        ToolExecutionRequest t = call.toolExecutionRequest();
+        String id = announced.get(call.index());
+        if (id == null) { // a provider that streams no partial calls: the whole call at once
+          id = t.id();
+          announced.put(call.index(), id);
+          ids.add(id);
+          sink.accept(new ModelDelta.ToolCallStarted(id, t.name()));
+          if (t.arguments() != null && !t.arguments().isEmpty()) {
+            sink.accept(new ModelDelta.ToolCallArguments(id, t.arguments()));
+          }
+        }
+        sink.accept(new ModelDelta.ToolCallCompleted(id));
+      }
+
+      @Override
+      public void onCompleteResponse(ChatResponse r) {
+        if (done.isDone()) {
+          return;
+        }
+        AiMessage ai = r.aiMessage();
+        if (ai != null && ai.hasToolExecutionRequests()) {
+          for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
+            if (ids.add(t.id())) { // never streamed: announce it whole
+              sink.accept(new ModelDelta.ToolCallStarted(t.id(), t.name()));
+              if (t.arguments() != null && !t.arguments().isEmpty()) {
+                sink.accept(new ModelDelta.ToolCallArguments(t.id(), t.arguments()));
+              }
+              sink.accept(new ModelDelta.ToolCallCompleted(t.id()));
+            }
+          }
+        }
+        sink.accept(new ModelDelta.ResponseCompleted(stopReason(r), usage(r), finishWord(r)));
+        done.complete(null);
+      }
+
+      @Override
+      public void onError(Throwable error) {
+        done.completeExceptionally(error instanceof RuntimeException re ? error(re) : ModelException.from(error));
+      }
+    };
+    try {
+      model.chat(chatRequest(request), handler);
+    } catch (RuntimeException e) {
+      done.completeExceptionally(error(e));
+    }
+    return done;
+  }
+
+  // --- requests ---------------------------------------------------------------------------------------------------
+
+  static ChatRequest chatRequest(ModelRequest request) {
+    List<ChatMessage> messages = new ArrayList<>(request.messages().size() + 1);
+    if (!request.instructions().isEmpty()) {
+      messages.add(SystemMessage.from(request.instructions()));
+    }
+    for (Message m : request.messages()) {
+      messages.add(toLangChain4j(m));
+    }
+    ModelOptions o = request.options();
+    List<ToolSpecification> tools = new ArrayList<>();
+    for (ToolDefinition d : request.tools()) {
+      if (!(o.toolChoice() instanceof ToolChoice.Named n) || n.toolName().equals(d.name())) {
+        tools.add(LangChain4jTools.specification(d));
+      }
+    }
+    var p = ChatRequestParameters.builder();
+    if (!tools.isEmpty()) {
+      p.toolSpecifications(tools);
+      p.toolChoice(toolChoice(o.toolChoice()));
+    }
+    o.temperature().ifPresent(p::temperature);
+    o.maxTokens().ifPresent(p::maxOutputTokens);
+    Map<String, Object> provider = o.provider();
+    provider.forEach((k, v) -> {
+      switch (k) {
+        case "model", "modelName", "model_name" -> p.modelName(String.valueOf(v));
+        case "top_p", "topP" -> p.topP(((Number) v).doubleValue());
+        case "top_k", "topK" -> p.topK(((Number) v).intValue());
+        case "frequency_penalty", "frequencyPenalty" -> p.frequencyPenalty(((Number) v).doubleValue());
+        case "presence_penalty", "presencePenalty" -> p.presencePenalty(((Number) v).doubleValue());
+        case "stop", "stopSequences" -> {
+          List<String> stops = new ArrayList<>();
+          ((List<?>) v).forEach(x -> stops.add(String.valueOf(x)));
+          p.stopSequences(stops);
+        }
+        default -> { } // no portable place: set it on the model's own builder
+      }
+    });
+    return ChatRequest.builder().messages(messages).parameters(p.build()).build();
+  }
+
+  private static dev.langchain4j.model.chat.request.ToolChoice toolChoice(ToolChoice c) {
+    if (c instanceof ToolChoice.None) {
+      return dev.langchain4j.model.chat.request.ToolChoice.NONE;
+    }
+    if (c instanceof ToolChoice.Required || c instanceof ToolChoice.Named) {
+      return dev.langchain4j.model.chat.request.ToolChoice.REQUIRED;
+    }
+    return dev.langchain4j.model.chat.request.ToolChoice.AUTO;
+  }
+
+  /** One of our messages as LangChain4j's. */
+  public static ChatMessage toLangChain4j(Message m) {
+    Objects.requireNonNull(m, "message");
+    if (m instanceof UserMessage u) {
+      return dev.langchain4j.data.message.UserMessage.from(u.text());
+    }
+    if (m instanceof AssistantMessage a) {
+      List<ToolExecutionRequest> calls = new ArrayList<>(a.toolCalls().size());
+      for (ToolCallRequest c : a.toolCalls()) {
+        calls.add(ToolExecutionRequest.builder().id(c.id()).name(c.name()).arguments(c.rawArguments()).build());
+      }
+      if (calls.isEmpty()) {
+        return AiMessage.from(a.text());
+      }
+      return a.text().isEmpty() ? AiMessage.from(calls) : AiMessage.from(a.text(), calls);
+    }
+    ToolResultMessage r = (ToolResultMessage) m;
+    return ToolExecutionResultMessage.builder().id(r.callId()).toolName(r.toolName()).text(r.content())
+        .isError(r.isError()).build();
+  }
+
+  /** A LangChain4j message as ours (a system message has no place in the messages: it is the instructions). */
+  public static Message fromLangChain4j(ChatMessage m) {
+    Objects.requireNonNull(m, "message");
+    if (m instanceof dev.langchain4j.data.message.UserMessage u) {
+      return new UserMessage(u.singleText());
+    }
+    if (m instanceof AiMessage a) {
+      List<ToolCallRequest> calls = new ArrayList<>();
+      if (a.hasToolExecutionRequests()) {
+        for (ToolExecutionRequest t : a.toolExecutionRequests()) {
+          calls.add(new ToolCallRequest(t.id(), t.name(), t.arguments() == null ? "" : t.arguments()));
+        }
+      }
+      return new AssistantMessage(a.text() == null ? "" : a.text(), calls);
+    }
+    if (m instanceof ToolExecutionResultMessage r) {
+      return new ToolResultMessage(r.id(), r.toolName(), r.text(), Boolean.TRUE.equals(r.isError()));
+    }
+    throw new IllegalArgumentException("a " + m.type() + " message has no place among the messages; pass a system"
+        + " message as the agent's instructions");
+  }
+
+  // --- responses --------------------------------------------------------------------------------------------------
+
+  static ModelResponse response(ChatResponse r) {
+    AiMessage ai = r.aiMessage();
+    List<ToolCallRequest> calls = new ArrayList<>();
+    if (ai.hasToolExecutionRequests()) {
+      for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
+        calls.add(new ToolCallRequest(t.id() == null ? "" : t.id(), t.name() == null ? "" : t.name(),
+            t.arguments() == null ? "" : t.arguments()));
+      }
+    }
+    StopReason stop = calls.isEmpty() ? stopReason(r) : StopReason.TOOL_CALLS;
+    return new ModelResponse(ai.text() == null ? "" : ai.text(), calls, stop, usage(r), finishWord(r));
+  }
+
+  private static StopReason stopReason(ChatResponse r) {
+    FinishReason f = r.finishReason();
+    if (r.aiMessage() != null && r.aiMessage().hasToolExecutionRequests()) {
+      return StopReason.TOOL_CALLS;
+    }
+    if (f == null) {
+      return StopReason.END_TURN;
+    }
+    switch (f) {
+      case STOP:
+        return StopReason.END_TURN;
+      case LENGTH:
+        return StopReason.MAX_TOKENS;
+      case TOOL_EXECUTION:
+        return StopReason.TOOL_CALLS;
+      case CONTENT_FILTER:
+        return StopReason.CONTENT_FILTER;
+      default:
+        return StopReason.OTHER;
+    }
+  }
+
+  private static String finishWord(ChatResponse r) {
+    return r.finishReason() == null ? "" : r.finishReason().name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static TokenUsage usage(ChatResponse r) {
+    dev.langchain4j.model.output.TokenUsage u = r.tokenUsage();
+    if (u == null) {
+      return TokenUsage.NONE;
+    }
+    return new TokenUsage(u.inputTokenCount() == null ? 0 : u.inputTokenCount(),
+        u.outputTokenCount() == null ? 0 : u.outputTokenCount());
+  }
+
+  /** A LangChain4j failure as a {@link ModelException} of the kind that says what to do about it. */
+  public static ModelException error(RuntimeException e) {
+    String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    ModelException.Kind kind;
+    if (e instanceof RateLimitException) {
+      kind = ModelException.Kind.RATE_LIMITED;
+    } else if (e instanceof AuthenticationException) {
+      kind = ModelException.Kind.AUTHENTICATION;
+    } else if (e instanceof TimeoutException) {
+      kind = ModelException.Kind.TIMEOUT;
+    } else if (e instanceof InvalidRequestException || e instanceof ModelNotFoundException) {
+      kind = ModelException.Kind.INVALID_REQUEST;
+    } else if (e instanceof InternalServerException) {
+      kind = ModelException.Kind.SERVER_ERROR;
+    } else if (e instanceof HttpException h) {
+      int s = h.statusCode();
+      kind = s == 429 ? ModelException.Kind.RATE_LIMITED : s == 401 || s == 403 ? ModelException.Kind.AUTHENTICATION
+          : s >= 500 ? ModelException.Kind.SERVER_ERROR : s >= 400 ? ModelException.Kind.INVALID_REQUEST
+          : ModelException.Kind.OTHER;
+    } else if (e.getCause() instanceof IOException) {
+      kind = ModelException.Kind.NETWORK;
+    } else if (e instanceof RetriableException) {
+      kind = ModelException.Kind.SERVER_ERROR;
+    } else {
+      kind = ModelException.Kind.OTHER;
+    }
+    return ModelException.of(kind, msg, e);
+  }
+}
