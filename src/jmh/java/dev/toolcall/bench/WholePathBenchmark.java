@@ -110,6 +110,8 @@ public class WholePathBenchmark {
   private ToolExecutionRequest lc4jRequest;
   private MethodToolCallback springCallback;
   private DefaultToolCallingManager springManager;
+  private ToolCallRuntime springRuntime;
+  private dev.toolcall.springai.SpringAiToolCallingManager ourSpringManager;
   private Prompt springPrompt;
   private ChatResponse springResponse;
 
@@ -150,6 +152,11 @@ public class WholePathBenchmark {
     springCallback = MethodToolCallback.builder().toolDefinition(ToolDefinitions.from(m)).toolMethod(m)
         .toolObject(files).build();
     springManager = DefaultToolCallingManager.builder().build();
+    // the same Spring AI callback through this library's drop-in ToolCallingManager
+    springRuntime = ToolCallRuntime.builder()
+        .tools(dev.toolcall.springai.SpringAiTools.tool(springCallback, b -> b.requiresApproval(false)))
+        .permissions(p -> p.policy(policy)).scheduler(s -> s.executor(Runnable::run)).build();
+    ourSpringManager = dev.toolcall.springai.SpringAiToolCallingManager.create(springRuntime);
     springPrompt = new Prompt(List.of(new UserMessage("write the app")),
         ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false).build());
     AssistantMessage assistant = AssistantMessage.builder().content("")
@@ -166,6 +173,11 @@ public class WholePathBenchmark {
     ToolResponseMessage last = (ToolResponseMessage) r.conversationHistory().get(r.conversationHistory().size() - 1);
     check("springAiToolCallingManager", last.getResponses().get(0).responseData(), "\"" + expected + "\"",
         expected);
+    ToolExecutionResult ours = toolcallRuntimeSpringAiManager();
+    ToolResponseMessage oursLast = (ToolResponseMessage) ours.conversationHistory()
+        .get(ours.conversationHistory().size() - 1);
+    check("toolcallRuntimeSpringAiManager", oursLast.getResponses().get(0).responseData(),
+        "\"" + expected + "\"", expected);
   }
 
   private static void check(String path, String got, String... allowed) {
@@ -180,6 +192,7 @@ public class WholePathBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     runtime.close();
+    springRuntime.close();
     lc4jRuntime.close();
   }
 
@@ -211,6 +224,19 @@ public class WholePathBenchmark {
   @Benchmark
   public String springAiMethodToolCallback() {
     return springCallback.call(ARGS);
+  }
+
+  @Benchmark
+  /**
+   * A Spring AI callback through this library's drop-in {@code ToolCallingManager} and runtime. The assistant
+   * message's call id repeats, so each call uses a session of its own (an id is scheduled once per session).
+   */
+  @Benchmark
+  public ToolExecutionResult toolcallRuntimeSpringAiManager() {
+    return ourSpringManager.executeToolCalls(new Prompt(springPrompt.getInstructions(),
+        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false)
+            .toolContext(dev.toolcall.springai.SpringAiToolCallingManager.CONVERSATION_ID, "s" + (ids++)).build()),
+        springResponse);
   }
 
   @Benchmark

@@ -1,0 +1,276 @@
+package dev.toolcall.springai;
+
+import dev.toolcall.conversation.AssistantMessage;
+import dev.toolcall.conversation.Message;
+import dev.toolcall.conversation.ModelClient;
+import dev.toolcall.conversation.ModelDelta;
+import dev.toolcall.conversation.ModelException;
+import dev.toolcall.conversation.ModelOptions;
+import dev.toolcall.conversation.ModelRequest;
+import dev.toolcall.conversation.ModelResponse;
+import dev.toolcall.conversation.StopReason;
+import dev.toolcall.conversation.TokenUsage;
+import dev.toolcall.conversation.ToolCallRequest;
+import dev.toolcall.conversation.ToolChoice;
+import dev.toolcall.conversation.ToolResultMessage;
+import dev.toolcall.conversation.UserMessage;
+import dev.toolcall.tool.ToolDefinition;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.springframework.ai.chat.messages.SystemMessage;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.metadata.Usage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.tool.ToolCallback;
+
+/**
+ * A Spring AI {@link ChatModel} as this library's {@link ModelClient}, with Spring AI's internal tool execution
+ * turned off: the model is offered the tools, and the calls it asks for run under this library's lifecycle, driven
+ * by an {@link dev.toolcall.conversation.Agent}. Thread-safe if the model is.
+ *
+ * <p>Maps: instructions as a {@code SystemMessage} first; user, assistant (with tool calls) and tool messages both
+ * ways (consecutive tool results become one {@code ToolResponseMessage}); the tools as definition-only callbacks;
+ * temperature, maximum tokens, and the provider options {@code model}, {@code top_p}, {@code top_k},
+ * {@code frequency_penalty}, {@code presence_penalty}, {@code stop}; token usage and the finish reason back. Spring
+ * AI's portable options have no tool choice: {@code none} offers no tools, a named tool offers only that tool, and
+ * {@code required} is sent as {@code auto} (set it on the provider's own options to force it). Streaming: text
+ * chunks as they come; Spring AI hands tool calls over whole (in the chunk that carries them), so each is announced
+ * at once with its arguments. Failures: an exception whose class name says rate limit, timeout or authentication
+ * maps to that kind; an {@code IOException} cause is a network failure; Spring's
+ * {@code TransientAiException} is a server error; the rest is {@code OTHER}.
+ */
+public final class SpringAiModels {
+
+  private SpringAiModels() {}
+
+  /** {@code model} as a client that calls it on the calling thread. */
+  public static ModelClient client(ChatModel model) {
+    Objects.requireNonNull(model, "model");
+    return ModelClient.blocking(request -> complete(model, request));
+  }
+
+  /** {@code model} as a client that calls it on {@code executor}. */
+  public static ModelClient client(ChatModel model, Executor executor) {
+    Objects.requireNonNull(model, "model");
+    return ModelClient.blocking(request -> complete(model, request), executor);
+  }
+
+  /** {@code model} as a streaming client ({@code ChatModel.stream}). */
+  public static ModelClient streamingClient(ChatModel model) {
+    Objects.requireNonNull(model, "model");
+    return ModelClient.streaming((request, sink) -> {
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      Set<String> announced = new HashSet<>();
+      long[] usage = new long[2];
+      String[] finish = {""};
+      try {
+        model.stream(prompt(request)).subscribe(r -> {
+          Generation g = r.getResult();
+          if (g != null && g.getOutput() != null) {
+            String text = g.getOutput().getText();
+            if (text != null && !text.isEmpty()) {
+              sink.accept(new ModelDelta.Text(text));
+            }
+            for (org.springframework.ai.chat.messages.AssistantMessage.ToolCall c : g.getOutput().getToolCalls()) {
+              if (announced.add(c.id())) {
+                sink.accept(new ModelDelta.ToolCallStarted(c.id(), c.name()));
+                if (c.arguments() != null && !c.arguments().isEmpty()) {
+                  sink.accept(new ModelDelta.ToolCallArguments(c.id(), c.arguments()));
+                }
+                sink.accept(new ModelDelta.ToolCallCompleted(c.id()));
+              }
+            }
+            if (g.getMetadata() != null && g.getMetadata().getFinishReason() != null) {
+              finish[0] = g.getMetadata().getFinishReason();
+            }
+          }
+          TokenUsage u = usage(r);
+          usage[0] = Math.max(usage[0], u.inputTokens());
+          usage[1] = Math.max(usage[1], u.outputTokens());
+        }, e -> done.completeExceptionally(error(e)), () -> {
+          StopReason stop = !announced.isEmpty() ? StopReason.TOOL_CALLS : stopReason(finish[0]);
+          sink.accept(new ModelDelta.ResponseCompleted(stop, new TokenUsage(usage[0], usage[1]),
+              finish[0].toLowerCase(Locale.ROOT)));
+          done.complete(null);
+        });
+      } catch (RuntimeException e) {
+        done.completeExceptionally(error(e));
+      }
+      return done;
+    });
+  }
+
+  private static ModelResponse complete(ChatModel model, ModelRequest request) throws ModelException {
+    ChatResponse r;
+    try {
+      r = model.call(prompt(request));
+    } catch (RuntimeException e) {
+      throw error(e);
+    }
+    if (r == null || r.getResult() == null || r.getResult().getOutput() == null) {
+      throw ModelException.of(ModelException.Kind.MALFORMED_RESPONSE, "the model returned no generation");
+    }
+    return response(r);
+  }
+
+  /** The Spring AI prompt of {@code request}: messages, tools as definition-only callbacks, options. */
+  public static Prompt prompt(ModelRequest request) {
+    Objects.requireNonNull(request, "request");
+    List<org.springframework.ai.chat.messages.Message> messages = new ArrayList<>();
+    if (!request.instructions().isEmpty()) {
+      messages.add(new SystemMessage(request.instructions()));
+    }
+    List<ToolResponseMessage.ToolResponse> pending = new ArrayList<>();
+    for (Message m : request.messages()) {
+      if (m instanceof ToolResultMessage r) {
+        pending.add(new ToolResponseMessage.ToolResponse(r.callId(), r.toolName(), r.content()));
+        continue;
+      }
+      flush(messages, pending);
+      messages.add(toSpring(m));
+    }
+    flush(messages, pending);
+    ModelOptions o = request.options();
+    List<ToolCallback> tools = new ArrayList<>();
+    if (!(o.toolChoice() instanceof ToolChoice.None)) {
+      for (ToolDefinition d : request.tools()) {
+        if (!(o.toolChoice() instanceof ToolChoice.Named n) || n.toolName().equals(d.name())) {
+          tools.add(new DefinitionOnly(SpringAiTools.definition(d)));
+        }
+      }
+    }
+    ToolCallingChatOptions.Builder b = ToolCallingChatOptions.builder().toolCallbacks(tools)
+        .internalToolExecutionEnabled(false);
+    o.temperature().ifPresent(b::temperature);
+    o.maxTokens().ifPresent(b::maxTokens);
+    o.provider().forEach((k, v) -> {
+      switch (k) {
+        case "model", "modelName" -> b.model(String.valueOf(v));
+        case "top_p", "topP" -> b.topP(((Number) v).doubleValue());
+        case "top_k", "topK" -> b.topK(((Number) v).intValue());
+        case "frequency_penalty", "frequencyPenalty" -> b.frequencyPenalty(((Number) v).doubleValue());
+        case "presence_penalty", "presencePenalty" -> b.presencePenalty(((Number) v).doubleValue());
+        case "stop", "stopSequences" -> {
+          List<String> stops = new ArrayList<>();
+          ((List<?>) v).forEach(x -> stops.add(String.valueOf(x)));
+          b.stopSequences(stops);
+        }
+        default -> { } // no portable place: set it on the provider's own options
+      }
+    });
+    return new Prompt(messages, b.build());
+  }
+
+  private static void flush(List<org.springframework.ai.chat.messages.Message> out,
+      List<ToolResponseMessage.ToolResponse> pending) {
+    if (!pending.isEmpty()) {
+      out.add(ToolResponseMessage.builder().responses(List.copyOf(pending)).build());
+      pending.clear();
+    }
+  }
+
+  private static org.springframework.ai.chat.messages.Message toSpring(Message m) {
+    if (m instanceof UserMessage u) {
+      return new org.springframework.ai.chat.messages.UserMessage(u.text());
+    }
+    AssistantMessage a = (AssistantMessage) m;
+    List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls = new ArrayList<>();
+    for (ToolCallRequest c : a.toolCalls()) {
+      calls.add(new org.springframework.ai.chat.messages.AssistantMessage.ToolCall(c.id(), "function", c.name(),
+          c.rawArguments()));
+    }
+    return org.springframework.ai.chat.messages.AssistantMessage.builder().content(a.text()).toolCalls(calls).build();
+  }
+
+  static ModelResponse response(ChatResponse r) {
+    org.springframework.ai.chat.messages.AssistantMessage out = r.getResult().getOutput();
+    List<ToolCallRequest> calls = new ArrayList<>();
+    for (Generation g : r.getResults()) {
+      for (org.springframework.ai.chat.messages.AssistantMessage.ToolCall c : g.getOutput().getToolCalls()) {
+        calls.add(new ToolCallRequest(c.id() == null ? "" : c.id(), c.name() == null ? "" : c.name(),
+            c.arguments() == null ? "" : c.arguments()));
+      }
+    }
+    String finish = r.getResult().getMetadata() == null || r.getResult().getMetadata().getFinishReason() == null
+        ? "" : r.getResult().getMetadata().getFinishReason();
+    StopReason stop = calls.isEmpty() ? stopReason(finish) : StopReason.TOOL_CALLS;
+    return new ModelResponse(out.getText() == null ? "" : out.getText(), calls, stop, usage(r),
+        finish.toLowerCase(Locale.ROOT));
+  }
+
+  private static StopReason stopReason(String finish) {
+    switch (finish.toUpperCase(Locale.ROOT)) {
+      case "", "STOP", "END_TURN", "COMPLETED":
+        return StopReason.END_TURN;
+      case "LENGTH", "MAX_TOKENS":
+        return StopReason.MAX_TOKENS;
+      case "TOOL_CALLS", "TOOL_USE", "FUNCTION_CALL":
+        return StopReason.TOOL_CALLS;
+      case "CONTENT_FILTER", "SAFETY":
+        return StopReason.CONTENT_FILTER;
+      default:
+        return StopReason.OTHER;
+    }
+  }
+
+  private static TokenUsage usage(ChatResponse r) {
+    Usage u = r.getMetadata() == null ? null : r.getMetadata().getUsage();
+    if (u == null) {
+      return TokenUsage.NONE;
+    }
+    long in = u.getPromptTokens() == null ? 0 : u.getPromptTokens();
+    long out = u.getCompletionTokens() == null ? 0 : u.getCompletionTokens();
+    return new TokenUsage(in, out);
+  }
+
+  /** A Spring AI failure as a {@link ModelException} of the kind that says what to do about it. */
+  public static ModelException error(Throwable e) {
+    if (e instanceof ModelException m) {
+      return m;
+    }
+    String type = e.getClass().getName().toLowerCase(Locale.ROOT);
+    String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    ModelException.Kind kind;
+    if (type.contains("ratelimit") || msg.contains("429")) {
+      kind = ModelException.Kind.RATE_LIMITED;
+    } else if (type.contains("timeout")) {
+      kind = ModelException.Kind.TIMEOUT;
+    } else if (type.contains("authentic") || type.contains("unauthorized")) {
+      kind = ModelException.Kind.AUTHENTICATION;
+    } else if (e.getCause() instanceof java.io.IOException || e instanceof java.io.IOException) {
+      kind = ModelException.Kind.NETWORK;
+    } else if (type.endsWith("nontransientaiexception")) {
+      kind = ModelException.Kind.INVALID_REQUEST;
+    } else if (type.endsWith("transientaiexception")) {
+      kind = ModelException.Kind.SERVER_ERROR;
+    } else {
+      kind = ModelException.Kind.OTHER;
+    }
+    return ModelException.of(kind, msg, e);
+  }
+
+  /** A tool the model is offered but Spring AI never runs (internal tool execution is off). */
+  private record DefinitionOnly(org.springframework.ai.tool.definition.ToolDefinition definition)
+      implements ToolCallback {
+    @Override
+    public org.springframework.ai.tool.definition.ToolDefinition getToolDefinition() {
+      return definition;
+    }
+
+    @Override
+    public String call(String toolInput) {
+      throw new UnsupportedOperationException("tool " + definition.name() + " runs under the toolcall runtime, not"
+          + " Spring AI: keep internal tool execution off for this prompt");
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.toolcall.springai;
+
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolException;
+import dev.toolcall.tool.ToolResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.execution.ToolExecutionException;
+
+/**
+ * Spring AI {@link ToolCallback}s as this library's {@link Tool}s, and definitions back as Spring AI tool definitions.
+ * A callback then runs under the lifecycle: its input is validated against its schema, it asks for permission
+ * (Spring AI has no such flag: it requires approval unless {@code customize} says otherwise), and it runs on the
+ * scheduler's executor with a timeout, cancellation and retries. Its {@code returnDirect} metadata carries over.
+ * Stateless and thread-safe.
+ *
+ * <p>A {@link ToolExecutionException} ends the call FAILED with its cause's message for the model; anything else the
+ * callback throws ends it FAILED through the scheduler's usual error text. A null result is an empty text.
+ */
+public final class SpringAiTools {
+
+  private SpringAiTools() {}
+
+  /** {@code callback} as a tool that requires approval. */
+  public static Tool tool(ToolCallback callback) {
+    return tool(callback, b -> {});
+  }
+
+  /** {@code callback} as a tool; {@code customize} sets what Spring AI does not say (approval, timeouts, retries). */
+  public static Tool tool(ToolCallback callback, java.util.function.Consumer<ToolDefinition.Builder> customize) {
+    Objects.requireNonNull(callback, "callback");
+    Objects.requireNonNull(customize, "customize");
+    org.springframework.ai.tool.definition.ToolDefinition d = callback.getToolDefinition();
+    ToolDefinition.Builder b = ToolDefinition.builder(d.name())
+        .description(d.description() == null ? "" : d.description())
+        .returnDirect(callback.getToolMetadata().returnDirect());
+    if (d.inputSchema() != null && !d.inputSchema().isBlank()) {
+      b.parameters(d.inputSchema());
+    }
+    customize.accept(b);
+    return Tool.of(b.build(), inv -> {
+      String out;
+      try {
+        out = callback.call(inv.arguments().raw());
+      } catch (ToolExecutionException e) {
+        Throwable c = e.getCause() != null ? e.getCause() : e;
+        throw new ToolException(c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage(), e);
+      }
+      return ToolResult.of(out == null ? "" : out);
+    });
+  }
+
+  /** Every callback as a tool; {@code customize} gets each tool's name and its definition's builder. */
+  public static List<Tool> tools(List<? extends ToolCallback> callbacks,
+      BiConsumer<String, ToolDefinition.Builder> customize) {
+    Objects.requireNonNull(callbacks, "callbacks");
+    Objects.requireNonNull(customize, "customize");
+    List<Tool> out = new ArrayList<>(callbacks.size());
+    for (ToolCallback c : callbacks) {
+      out.add(tool(c, b -> customize.accept(c.getToolDefinition().name(), b)));
+    }
+    return List.copyOf(out);
+  }
+
+  /** A definition as Spring AI's (name, description, input schema). */
+  public static org.springframework.ai.tool.definition.ToolDefinition definition(ToolDefinition definition) {
+    Objects.requireNonNull(definition, "definition");
+    return org.springframework.ai.tool.definition.ToolDefinition.builder().name(definition.name())
+        .description(definition.description()).inputSchema(definition.parameters().toString()).build();
+  }
+}
