@@ -226,7 +226,6 @@ public class WholePathBenchmark {
     return springCallback.call(ARGS);
   }
 
-  @Benchmark
   /**
    * A Spring AI callback through this library's drop-in {@code ToolCallingManager} and runtime. The assistant
    * message's call id repeats, so each call uses a session of its own (an id is scheduled once per session).
