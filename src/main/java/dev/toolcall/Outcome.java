@@ -24,12 +24,23 @@ public sealed interface Outcome permits Outcome.Completed, Outcome.Failed, Outco
   /**
    * The tool succeeded.
    *
-   * @param content the result the model will see
+   * @param result what the tool returned: its parts and structured value, shared, never copied; the model reads
+   *     {@link #content()}
    */
-  record Completed(String content) implements Outcome {
-    /** Checks the content is present (an empty string is a valid result). */
+  record Completed(dev.toolcall.tool.ToolResult result) implements Outcome {
+    /** Checks the result is present. */
     public Completed {
-      Objects.requireNonNull(content, "content");
+      Objects.requireNonNull(result, "result");
+    }
+
+    /** A result of one text part, {@code content} (an empty string is a valid result). */
+    public Completed(String content) {
+      this(dev.toolcall.tool.ToolResult.of(content));
+    }
+
+    /** The text the model reads: {@link dev.toolcall.tool.ToolResult#content()}. */
+    public String content() {
+      return result.content();
     }
 
     @Override
@@ -39,7 +50,13 @@ public sealed interface Outcome permits Outcome.Completed, Outcome.Failed, Outco
 
     @Override
     public String messageForModel() {
-      return content;
+      return result.content();
+    }
+
+    @Override
+    public String toString() {
+      return "Completed[" + (result.isTextOnly() && result.structured().isEmpty() ? result.content() : result)
+          + "]";
     }
   }
 

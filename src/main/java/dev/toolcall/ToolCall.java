@@ -5,6 +5,7 @@ import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.fsm.AbstractStateCell;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.tool.ToolResult;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Clock;
@@ -206,6 +207,11 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** RUNNING -&gt; COMPLETED with {@code content} as the result. */
   public TransitionResult<ToolCallSnapshot> complete(String content) {
     return terminate(ToolCallState.RUNNING, new Outcome.Completed(content), Reason.SUCCEEDED);
+  }
+
+  /** RUNNING -&gt; COMPLETED with {@code result} (kept as it is, never copied). */
+  public TransitionResult<ToolCallSnapshot> complete(ToolResult result) {
+    return terminate(ToolCallState.RUNNING, new Outcome.Completed(result), Reason.SUCCEEDED);
   }
 
   /** RUNNING -&gt; FAILED with a failure of {@code kind} and a message for the model. */

@@ -11,7 +11,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The entry point: one event bus, one tool registry, one permission service and one scheduler sharing a clock, a
@@ -35,7 +37,6 @@ import java.util.function.Consumer;
 public final class ToolCallRuntime implements AutoCloseable {
 
   private final EventBus bus;
-  private final ToolRegistry registry;
   private final PermissionService permissions;
   private final ToolScheduler scheduler;
   private final Duration closeGrace;
@@ -45,7 +46,7 @@ public final class ToolCallRuntime implements AutoCloseable {
 
   private ToolCallRuntime(Builder b) {
     this.bus = b.bus == null ? EventBus.create() : b.bus;
-    this.registry = b.registry.build();
+    ToolRegistry registry = b.registry.build();
     this.ownsTimer = b.timer == null;
     this.timer = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
     PermissionService.Builder pb = PermissionService.builder().clock(b.clock).ticker(b.ticker).timer(timer);
@@ -75,9 +76,37 @@ public final class ToolCallRuntime implements AutoCloseable {
     return bus;
   }
 
-  /** The registered tools. */
+  /** The current tool set; see {@link #updateTools}. */
   public ToolRegistry registry() {
-    return registry;
+    return scheduler.registry();
+  }
+
+  /**
+   * Adds, removes or replaces tools without rebuilding the runtime: {@code change} maps the current registry to the
+   * next, for example {@code runtime.updateTools(r -> r.without("old_tool").with(newTool))}.
+   * <ul>
+   *   <li>A call validated before the change keeps the tool it was validated with, to its end (running, waiting for
+   *       permission or for its turn). Calls validated after it see the new set; an {@code Agent} offers the model
+   *       the new set from its next request.
+   *   <li>Grants and pending requests survive, except that each pending request of a removed tool is denied, as
+   *       policy, with a reason the model can read.
+   *   <li>Each change publishes one {@link dev.toolcall.event.ToolSetEvent} on {@link #events()}, before the
+   *       denials it causes; changes are serialised, and a change that alters nothing publishes nothing.
+   * </ul>
+   *
+   * @return the change, or empty when the set is the same
+   * @throws IllegalArgumentException from {@code change} (a duplicate name, an invalid schema); nothing changes then
+   */
+  public Optional<dev.toolcall.event.ToolSetEvent> updateTools(UnaryOperator<ToolRegistry> change) {
+    Optional<dev.toolcall.event.ToolSetEvent> e = scheduler.updateTools(change);
+    e.ifPresent(ev -> {
+      if (!ev.removed().isEmpty()) {
+        java.util.Set<String> gone = java.util.Set.copyOf(ev.removed());
+        permissions.denyPending(r -> gone.contains(r.toolName()), "The tool was removed from the tool set while"
+            + " this call waited for permission, so it was not run. Do not call it again unless it is offered.");
+      }
+    });
+    return e;
   }
 
   /** The permission service: the UI lists, awaits and decides requests here. */

@@ -340,7 +340,7 @@ public final class Agent {
       if (!live(t)) {
         return;
       }
-      request = new ModelRequest(messages, runtime.registry().definitions(), instructions, options);
+      request = new ModelRequest(messages, runtime.registry().modelDefinitions(), instructions, options);
       t.stream = null; // the previous response's calls are in t.batch
     }
     Consumer<ModelDelta> listener = d -> {

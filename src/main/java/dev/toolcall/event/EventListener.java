@@ -30,6 +30,8 @@ public interface EventListener {
       onRetryScheduled(e);
     } else if (event instanceof ConversationEvent e) {
       onConversationEvent(e);
+    } else if (event instanceof ToolSetEvent e) {
+      onToolSetChanged(e);
     }
   }
 
@@ -50,6 +52,9 @@ public interface EventListener {
 
   /** A conversation was created or changed state. */
   default void onConversationEvent(ConversationEvent event) {}
+
+  /** The runtime's tool set changed. */
+  default void onToolSetChanged(ToolSetEvent event) {}
 
   /** A listener that passes every event to {@code onEvent}. */
   static EventListener of(java.util.function.Consumer<? super Event> onEvent) {

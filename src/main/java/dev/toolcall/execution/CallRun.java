@@ -354,8 +354,13 @@ final class CallRun implements Runnable, Permits.Waiter {
           return;
         }
       }
+      Validator.Invalid bad = sched.validator.checkResult(a.tool, out);
       flushOutput();
-      if (!call.complete(out.content()).won()) {
+      if (bad != null) {
+        call.fail(bad.kind(), bad.message());
+        return;
+      }
+      if (!call.complete(out).won()) {
         sched.counters.discarded.increment();
       }
       return;

@@ -4,13 +4,25 @@ import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolCallValidation;
 import dev.toolcall.tool.ToolCallValidator;
+import dev.toolcall.tool.ToolRegistry;
+import dev.toolcall.tool.ToolResult;
 
 /** The scheduler's validation through the tool package's {@link ToolCallValidator}. */
 final class RegistryValidator implements Validator {
-  private final ToolCallValidator validator;
+  private volatile ToolCallValidator validator;
 
   RegistryValidator(ToolCallValidator validator) {
     this.validator = validator;
+  }
+
+  /** The current tool set. */
+  ToolRegistry registry() {
+    return validator.registry();
+  }
+
+  /** Validates later calls against {@code registry}; calls validated before keep their tools. */
+  void use(ToolRegistry registry) {
+    validator = validator.withRegistry(registry);
   }
 
   @Override
@@ -20,7 +32,22 @@ final class RegistryValidator implements Validator {
 
   @Override
   public Validation revalidate(Tool tool, ToolArguments arguments) {
-    return adapt(validator.validate(tool.name(), arguments), arguments.raw());
+    ToolCallValidator v = validator;
+    if (v.registry().find(tool.name()).orElse(null) != tool) { // replaced or removed since: the call keeps its tool
+      v = ToolCallValidator.of(ToolRegistry.of(tool), v.limits());
+    }
+    return adapt(v.validate(tool.name(), arguments), arguments.raw());
+  }
+
+  @Override
+  public Invalid checkResult(Tool tool, ToolResult result) {
+    return validator.validateResult(tool, result)
+        .map(bad -> new Invalid(bad.kind(), bad.message(), tool, ToolArguments.empty())).orElse(null);
+  }
+
+  @Override
+  public String canonicalName(String toolName) {
+    return validator.registry().canonicalName(toolName);
   }
 
   private static Validation adapt(ToolCallValidation v, String raw) {

@@ -7,17 +7,21 @@ import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventBus;
+import dev.toolcall.event.ToolSetEvent;
 import dev.toolcall.execution.KnownCalls.CallKey;
 import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.tool.RetryPolicy;
+import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolException;
+import dev.toolcall.tool.ToolRegistry;
 import dev.toolcall.tool.TransientToolException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -32,6 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,6 +112,7 @@ public final class ToolScheduler implements AutoCloseable {
   final Counters counters = new Counters();
   final KnownCalls known;
   volatile boolean closed;
+  private long toolSetVersion; // guarded by the registry validator
 
   private ToolScheduler(Builder b) {
     this.validator = b.validator;
@@ -139,6 +145,67 @@ public final class ToolScheduler implements AutoCloseable {
   /** Starts a scheduler. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The current tool set. A call is validated against the set current when its arguments are complete, and keeps
+   * that tool to its end, whatever changes later.
+   *
+   * @throws IllegalStateException if this scheduler was built with a validator of its own that has no registry
+   */
+  public ToolRegistry registry() {
+    return registryValidator().registry();
+  }
+
+  /**
+   * Changes the tool set for calls validated from now on: {@code change} maps the current registry to the next
+   * (with {@link ToolRegistry#with} and {@link ToolRegistry#without}); changes are serialised. Calls already
+   * validated keep their tools; permission requests and grants are not touched here (the runtime's
+   * {@code updateTools} also denies the pending requests of removed tools). Publishes one {@link ToolSetEvent}
+   * when the set changed, none when {@code change} returns the same tools.
+   *
+   * @return what changed (the event published, or empty when nothing did)
+   * @throws IllegalArgumentException when {@code change} throws it (a duplicate name, an invalid schema); nothing
+   *     changes then
+   */
+  public Optional<ToolSetEvent> updateTools(UnaryOperator<ToolRegistry> change) {
+    Objects.requireNonNull(change, "change");
+    RegistryValidator rv = registryValidator();
+    synchronized (rv) {
+      ToolRegistry before = rv.registry();
+      ToolRegistry after = Objects.requireNonNull(change.apply(before), "change returned null");
+      List<String> added = new ArrayList<>();
+      List<String> replaced = new ArrayList<>();
+      List<String> removed = new ArrayList<>();
+      for (String n : after.names()) {
+        Tool old = before.names().contains(n) ? before.require(n) : null;
+        if (old == null) {
+          added.add(n);
+        } else if (old != after.require(n)) {
+          replaced.add(n);
+        }
+      }
+      for (String n : before.names()) {
+        if (!after.names().contains(n)) {
+          removed.add(n);
+        }
+      }
+      if (added.isEmpty() && replaced.isEmpty() && removed.isEmpty()) {
+        return Optional.empty();
+      }
+      rv.use(after);
+      ToolSetEvent e = new ToolSetEvent(++toolSetVersion, clock.instant(), added, removed, replaced,
+          after.definitions());
+      bus.publish(e);
+      return Optional.of(e);
+    }
+  }
+
+  private RegistryValidator registryValidator() {
+    if (validator instanceof RegistryValidator rv) {
+      return rv;
+    }
+    throw new IllegalStateException("this scheduler validates with a validator of its own, not a registry");
   }
 
   /** The bus the scheduler's calls publish on. */
@@ -228,7 +295,8 @@ public final class ToolScheduler implements AutoCloseable {
       } else {
         args = ToolArguments.ofText(req.rawArguments());
       }
-      ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
+      ToolCall.Builder cb = ToolCall.builder(req.callId(), validator.canonicalName(req.toolName()))
+          .sessionId(sessionId)
           .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin());
       if (req.parentCallId() != null) {
         cb.parentCallId(req.parentCallId());

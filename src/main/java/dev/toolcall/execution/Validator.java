@@ -14,6 +14,16 @@ interface Validator {
   /** Checks replaced or edited {@code arguments} against {@code tool}'s schema. */
   Validation revalidate(Tool tool, ToolArguments arguments);
 
+  /** Checks {@code result} against {@code tool}'s output schema: null when it may complete the call, else why not. */
+  default Invalid checkResult(Tool tool, dev.toolcall.tool.ToolResult result) {
+    return null;
+  }
+
+  /** The tool's own name for {@code toolName}, which may be a model name (an alias). */
+  default String canonicalName(String toolName) {
+    return toolName;
+  }
+
   /** The outcome of validation. */
   sealed interface Validation permits Valid, Invalid {}
 

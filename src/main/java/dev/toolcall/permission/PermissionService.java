@@ -495,6 +495,32 @@ public final class PermissionService implements AutoCloseable {
     return new DecisionResult.Won(requestId, r.snapshot(), grant);
   }
 
+  /**
+   * Denies, as policy ({@link DenialSource#POLICY}), every open request that {@code which} selects, with
+   * {@code reasonForModel}; for example the requests of a tool that was removed from the tool set. A request decided
+   * meanwhile by someone else keeps that decision.
+   *
+   * @return how many requests this denied
+   */
+  public int denyPending(java.util.function.Predicate<? super PermissionRequest> which, String reasonForModel) {
+    Objects.requireNonNull(which, "which");
+    Objects.requireNonNull(reasonForModel, "reasonForModel");
+    int denied = 0;
+    for (Pending p : List.copyOf(byId.values())) {
+      ToolCallSnapshot s = p.call.snapshot();
+      if (s.state() != ToolCallState.PERMISSION_PENDING || !which.test(p.request(s))) {
+        continue;
+      }
+      TransitionResult<ToolCallSnapshot> r = p.call.terminate(ToolCallState.PERMISSION_PENDING, s.argumentsVersion(),
+          new Outcome.Denied(DenialSource.POLICY, reasonForModel), Reason.DENIED_BY_POLICY);
+      if (r.won()) {
+        finish(p, r.snapshot());
+        denied++;
+      }
+    }
+    return denied;
+  }
+
   private static DecisionResult afterLoss(Pending p, ToolCallSnapshot s, int decidedOn) {
     String id = p.request.requestId();
     return s.state() == ToolCallState.PERMISSION_PENDING ? new DecisionResult.Stale(id, decidedOn, p.request(s))

@@ -46,12 +46,24 @@ final class ArgumentSchema {
      * @throws IllegalArgumentException naming the tool and what is wrong, if the schema is not a valid schema
      */
     ArgumentSchema compile(ToolDefinition definition) {
-      JsonNode node = definition.parameters();
-      String tool = definition.name();
+      return compile(definition.parameters(), definition.name(), "parameters schema");
+    }
+
+    /**
+     * Compiles {@code definition}'s output schema; null when it has none.
+     *
+     * @throws IllegalArgumentException naming the tool and what is wrong, if the schema is not a valid schema
+     */
+    ArgumentSchema compileOutput(ToolDefinition definition) {
+      JsonNode node = definition.outputSchema();
+      return node == null ? null : compile(node, definition.name(), "output schema");
+    }
+
+    private ArgumentSchema compile(JsonNode node, String tool, String what) {
       JsonNode declared = node.get("$schema");
       Optional<SpecificationVersion> version = SpecificationVersion.fromSchemaNode(node);
       if (declared != null && version.isEmpty()) {
-        throw new IllegalArgumentException("the parameters schema of tool '" + tool + "' declares an unsupported "
+        throw new IllegalArgumentException("the " + what + " of tool '" + tool + "' declares an unsupported "
             + "$schema " + declared + "; use one of the JSON Schema drafts 4, 6, 7, 2019-09 or 2020-12, or omit it"
             + " for 2020-12");
       }
@@ -61,10 +73,10 @@ final class ArgumentSchema {
             SchemaLocation.of(version.orElse(SpecificationVersion.DRAFT_2020_12).getDialectId()));
         problems = meta.validate(node);
       } catch (RuntimeException e) {
-        throw cannotCompile(tool, e);
+        throw cannotCompile(tool, what, e);
       }
       if (!problems.isEmpty()) {
-        throw new IllegalArgumentException("the parameters schema of tool '" + tool + "' is not a valid JSON "
+        throw new IllegalArgumentException("the " + what + " of tool '" + tool + "' is not a valid JSON "
             + "Schema: " + describe(problems, 10));
       }
       try {
@@ -72,12 +84,12 @@ final class ArgumentSchema {
         schema.initializeValidators();
         return new ArgumentSchema(schema);
       } catch (RuntimeException e) {
-        throw cannotCompile(tool, e);
+        throw cannotCompile(tool, what, e);
       }
     }
 
-    private static IllegalArgumentException cannotCompile(String tool, RuntimeException e) {
-      return new IllegalArgumentException("the parameters schema of tool '" + tool + "' cannot be compiled: "
+    private static IllegalArgumentException cannotCompile(String tool, String what, RuntimeException e) {
+      return new IllegalArgumentException("the " + what + " of tool '" + tool + "' cannot be compiled: "
           + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
     }
   }

@@ -2,6 +2,7 @@ package dev.toolcall.tool;
 
 import dev.toolcall.FailureKind;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The first step of running a tool call: checks that the model named a registered tool and sent arguments that are
@@ -129,6 +130,61 @@ public final class ToolCallValidator {
     }
     m.append("\nSend arguments that match the schema.");
     return new ToolCallValidation.Invalid(FailureKind.INVALID_ARGUMENTS, m.toString());
+  }
+
+  /** A validator with this one's limits for {@code registry} (a changed tool set). */
+  public ToolCallValidator withRegistry(ToolRegistry registry) {
+    return new ToolCallValidator(registry, parser.limits());
+  }
+
+  /**
+   * Checks what {@code tool} returned against its output schema, when its definition declares one: the result must
+   * carry a {@linkplain ToolResult#structured() structured value} that matches. Uses the schema compiled at registry
+   * build when {@code tool} is this registry's, else compiles the tool's own (a tool replaced while its call ran).
+   *
+   * @return empty when the result may complete the call; else the failure ({@link FailureKind#TOOL_ERROR}) with
+   *     the problems, for the model; never throws
+   */
+  public Optional<ToolCallValidation.Invalid> validateResult(Tool tool, ToolResult result) {
+    Objects.requireNonNull(tool, "tool");
+    Objects.requireNonNull(result, "result");
+    try {
+      ToolRegistry.Entry entry = registry.entry(tool.name());
+      ArgumentSchema schema;
+      String name;
+      if (entry != null && entry.tool == tool) {
+        schema = entry.outputSchema;
+        name = entry.definition.name();
+      } else {
+        ToolDefinition d = tool.definition();
+        schema = new ArgumentSchema.Compiler().compileOutput(d);
+        name = d.name();
+      }
+      if (schema == null) {
+        return Optional.empty();
+      }
+      if (result.structured().isEmpty()) {
+        return Optional.of(new ToolCallValidation.Invalid(FailureKind.TOOL_ERROR, "The tool '" + name
+            + "' declares an output schema but returned no structured result."));
+      }
+      ArgumentSchema.Problems problems = schema.validate(result.structured().get(), MAX_REPORTED_PROBLEMS);
+      if (problems.total == 0) {
+        return Optional.empty();
+      }
+      StringBuilder m = new StringBuilder("The structured result of tool '").append(name)
+          .append("' does not match its output schema (").append(problems.total)
+          .append(problems.atLeast ? " or more problems):" : problems.total == 1 ? " problem):" : " problems):");
+      for (String line : problems.shown) {
+        m.append("\n- ").append(line);
+      }
+      if (problems.total > problems.shown.size()) {
+        m.append("\n- and ").append(problems.total - problems.shown.size()).append(" more");
+      }
+      return Optional.of(new ToolCallValidation.Invalid(FailureKind.TOOL_ERROR, m.toString()));
+    } catch (RuntimeException | StackOverflowError e) {
+      return Optional.of(new ToolCallValidation.Invalid(FailureKind.TOOL_ERROR,
+          "The tool's structured result could not be checked against its output schema."));
+    }
   }
 
   private static boolean startsQuoted(String raw) {

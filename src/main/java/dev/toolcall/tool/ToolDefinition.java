@@ -11,7 +11,9 @@ import java.util.regex.Pattern;
 /**
  * What the model is told about a tool and how the runtime treats it. Immutable; build with {@link #builder}.
  *
- * @param name the name model providers accept: {@code ^[a-zA-Z0-9_-]{1,64}$}
+ * @param name 1 to 128 ASCII letters, digits, {@code _}, {@code -}, {@code .} or {@code /} (what MCP allows); a name
+ *     that model providers would reject ({@code .}, {@code /}, or longer than 64) is sent to the model under an
+ *     alias, see {@link ToolRegistry#modelName(String)}
  * @param description what the tool does, for the model
  * @param parameters the JSON Schema of the arguments (default: any object)
  * @param requiresApproval whether a call needs permission before running (default true)
@@ -21,20 +23,25 @@ import java.util.regex.Pattern;
  * @param permissionTimeout how long a permission request may wait; null for the runtime's default
  * @param retryPolicy how transient failures are retried (default {@link RetryPolicy#NONE})
  * @param returnDirect whether the call's result ends the turn instead of going back to the model (default false)
+ * @param outputSchema the JSON Schema of the tool's {@linkplain ToolResult#structured() structured result}, or null
+ *     when it declares none; when set, every result must carry a structured value that matches it
  */
 public record ToolDefinition(String name, String description, JsonNode parameters, boolean requiresApproval,
     boolean readOnly, boolean idempotent, Duration timeout, Duration permissionTimeout, RetryPolicy retryPolicy,
-    boolean returnDirect) {
+    boolean returnDirect, JsonNode outputSchema) {
 
-  /** The names model providers accept. */
-  public static final Pattern NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
+  /** The names a tool may have: what MCP allows. */
+  public static final Pattern NAME = Pattern.compile("^[a-zA-Z0-9_./-]{1,128}$");
+
+  /** The names model providers accept (OpenAI's rule, the strictest of the major providers). */
+  public static final Pattern MODEL_NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
 
   /** Checks every part and names the one that is wrong. */
   public ToolDefinition {
     Objects.requireNonNull(name, "name");
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("tool name '" + name + "' must match " + NAME.pattern()
-          + " (1 to 64 ASCII letters, digits, '_' or '-')");
+          + " (1 to 128 ASCII letters, digits, '_', '-', '.' or '/')");
     }
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(parameters, "parameters");
@@ -46,6 +53,21 @@ public record ToolDefinition(String name, String description, JsonNode parameter
     requirePositive(timeout, "timeout");
     requirePositive(permissionTimeout, "permissionTimeout");
     Objects.requireNonNull(retryPolicy, "retryPolicy");
+    if (outputSchema != null) {
+      if (!outputSchema.isObject()) {
+        throw new IllegalArgumentException("output schema of tool '" + name + "' must be a JSON Schema object, was "
+            + outputSchema.getNodeType());
+      }
+      outputSchema = outputSchema.deepCopy();
+    }
+  }
+
+  /** A definition without an output schema (the form before output schemas existed). */
+  public ToolDefinition(String name, String description, JsonNode parameters, boolean requiresApproval,
+      boolean readOnly, boolean idempotent, Duration timeout, Duration permissionTimeout, RetryPolicy retryPolicy,
+      boolean returnDirect) {
+    this(name, description, parameters, requiresApproval, readOnly, idempotent, timeout, permissionTimeout,
+        retryPolicy, returnDirect, null);
   }
 
   private static void requirePositive(Duration d, String name) {
@@ -90,6 +112,17 @@ public record ToolDefinition(String name, String description, JsonNode parameter
     return parameters.deepCopy();
   }
 
+  /** A copy of the output schema, or null when the tool declares none. */
+  @Override
+  public JsonNode outputSchema() {
+    return outputSchema == null ? null : outputSchema.deepCopy();
+  }
+
+  /** A copy of the output schema, if the tool declares one. */
+  public Optional<JsonNode> outputSchemaIfSet() {
+    return Optional.ofNullable(outputSchema());
+  }
+
   /** The per-attempt timeout, if the tool sets its own. */
   public Optional<Duration> timeoutIfSet() {
     return Optional.ofNullable(timeout);
@@ -117,6 +150,7 @@ public record ToolDefinition(String name, String description, JsonNode parameter
     private Duration permissionTimeout;
     private RetryPolicy retryPolicy = RetryPolicy.NONE;
     private boolean returnDirect;
+    private JsonNode outputSchema;
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");
@@ -194,10 +228,26 @@ public record ToolDefinition(String name, String description, JsonNode parameter
       return this;
     }
 
+    /** The JSON Schema of the tool's structured result (default: none). */
+    public Builder outputSchema(JsonNode schema) {
+      this.outputSchema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /**
+     * The JSON Schema of the tool's structured result, as JSON text.
+     *
+     * @throws IllegalArgumentException if {@code schemaJson} is not one JSON value (with where it broke)
+     */
+    public Builder outputSchema(String schemaJson) {
+      this.outputSchema = ToolDefinitionJson.parse(Objects.requireNonNull(schemaJson, "schemaJson"), "outputSchema");
+      return this;
+    }
+
     /** The definition. */
     public ToolDefinition build() {
       return new ToolDefinition(name, description, parameters, requiresApproval, readOnly, idempotent, timeout,
-          permissionTimeout, retryPolicy, returnDirect);
+          permissionTimeout, retryPolicy, returnDirect, outputSchema);
     }
   }
 }

@@ -19,8 +19,19 @@ import java.util.Optional;
  * its parameters schema is compiled once, at {@link Builder#build()}; a schema that is not valid JSON Schema (or
  * cannot be compiled) throws there, naming the tool.
  *
+ * <h2>Changing the set</h2>
+ * A registry never changes; {@link #with} and {@link #without} make a new one that shares the compiled schemas of
+ * the tools they keep. A runtime swaps its registry between batches ({@code ToolCallRuntime.updateTools}).
+ *
  * <h2>Names</h2>
- * Names match exactly, code unit for code unit: a name that differs in letter case, uses full-width letters or
+ * A tool may be named as MCP allows ({@link ToolDefinition#NAME}: dots and slashes, up to 128 characters). Model
+ * providers accept less ({@link ToolDefinition#MODEL_NAME}), so each tool also has a {@linkplain #modelName model
+ * name}: the name itself when providers accept it, else an alias made from it (each character outside
+ * {@code [a-zA-Z0-9_-]} becomes {@code _}; a name longer than 64 is cut to 55 characters plus {@code _} and 8 hex
+ * digits of a hash of the whole name; a clash with another tool's name or alias adds a hash, then a counter). The
+ * mapping is reversible within the registry: {@link #find}, {@link #contains} and validation accept the alias and
+ * resolve it to the tool, and {@link #canonicalName} gives the tool's own name back. {@link #modelDefinitions()} is
+ * what a model is told. Names match exactly, code unit for code unit: a name that differs in letter case, uses full-width letters or
  * carries invisible characters (zero-width space) is not the tool's name. Such look-alikes are what
  * {@link #suggestions(String)} finds, so the model can be told the right name: see {@link #unknownToolMessage}.
  */
@@ -35,22 +46,44 @@ public final class ToolRegistry {
   private final List<Tool> tools;
   private final List<ToolDefinition> definitions;
   private final List<String> names;
+  private final Map<String, String> aliasToName;
+  private final Map<String, String> nameToAlias;
+  private final List<ToolDefinition> modelDefinitions;
 
-  /** A registered tool with the definition read at registration and its compiled schema. */
+  /** A registered tool with the definition read at registration and its compiled schemas. */
   static final class Entry {
     final Tool tool;
     final ToolDefinition definition;
     final ArgumentSchema schema;
+    final ArgumentSchema outputSchema; // null when the tool declares none
 
-    Entry(Tool tool, ToolDefinition definition, ArgumentSchema schema) {
+    Entry(Tool tool, ToolDefinition definition, ArgumentSchema schema, ArgumentSchema outputSchema) {
       this.tool = tool;
       this.definition = definition;
       this.schema = schema;
+      this.outputSchema = outputSchema;
     }
   }
 
   private ToolRegistry(Map<String, Entry> byName) {
     this.byName = Collections.unmodifiableMap(byName);
+    Map<String, String> toName = new LinkedHashMap<>();
+    Map<String, String> toAlias = new LinkedHashMap<>();
+    for (String n : byName.keySet()) {
+      if (!ToolDefinition.MODEL_NAME.matcher(n).matches()) {
+        String a = alias(n, byName, toName);
+        toName.put(a, n);
+        toAlias.put(n, a);
+      }
+    }
+    this.aliasToName = Collections.unmodifiableMap(toName);
+    this.nameToAlias = Collections.unmodifiableMap(toAlias);
+    List<ToolDefinition> md = new ArrayList<>(byName.size());
+    for (Entry e : byName.values()) {
+      String a = toAlias.get(e.definition.name());
+      md.add(a == null ? e.definition : renamed(e.definition, a));
+    }
+    this.modelDefinitions = List.copyOf(md);
     List<Tool> t = new ArrayList<>(byName.size());
     List<ToolDefinition> d = new ArrayList<>(byName.size());
     for (Entry e : byName.values()) {
@@ -86,9 +119,34 @@ public final class ToolRegistry {
     return builder().registerAll(tools).build();
   }
 
-  /** The tool named exactly {@code name}; empty for any other name, including null. */
+  private static String alias(String name, Map<String, Entry> names, Map<String, String> taken) {
+    StringBuilder b = new StringBuilder(name.length());
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      b.append((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
+          ? c : '_');
+    }
+    String hash = String.format("%08x", name.hashCode());
+    String a = b.length() > 64 ? b.substring(0, 55) + "_" + hash : b.toString();
+    if (names.containsKey(a) || taken.containsKey(a)) {
+      a = b.substring(0, Math.min(b.length(), 55)) + "_" + hash;
+    }
+    for (int n = 2; names.containsKey(a) || taken.containsKey(a); n++) {
+      String suffix = "_" + n;
+      a = b.substring(0, Math.min(b.length(), 64 - suffix.length())) + suffix;
+    }
+    return a;
+  }
+
+  private static ToolDefinition renamed(ToolDefinition d, String alias) {
+    return new ToolDefinition(alias, d.description(), d.parameters(), d.requiresApproval(), d.readOnly(),
+        d.idempotent(), d.timeoutIfSet().orElse(null), d.permissionTimeoutIfSet().orElse(null), d.retryPolicy(),
+        d.returnDirect(), d.outputSchema());
+  }
+
+  /** The tool named exactly {@code name} or whose model name is {@code name}; empty for any other, including null. */
   public Optional<Tool> find(String name) {
-    Entry e = name == null ? null : byName.get(name);
+    Entry e = entry(name);
     return e == null ? Optional.empty() : Optional.of(e.tool);
   }
 
@@ -98,16 +156,79 @@ public final class ToolRegistry {
    * @throws NoSuchElementException with {@link #unknownToolMessage} if there is none
    */
   public Tool require(String name) {
-    Entry e = name == null ? null : byName.get(name);
+    Entry e = entry(name);
     if (e == null) {
       throw new NoSuchElementException(unknownToolMessage(name));
     }
     return e.tool;
   }
 
-  /** Whether a tool is named exactly {@code name}. */
+  /** Whether a tool is named exactly {@code name}, or has {@code name} as its model name. */
   public boolean contains(String name) {
-    return name != null && byName.containsKey(name);
+    return entry(name) != null;
+  }
+
+  /**
+   * The name the model is told for the tool named {@code name}: the name itself when model providers accept it,
+   * else its alias (see the class documentation).
+   *
+   * @throws NoSuchElementException if no tool is named {@code name}
+   */
+  public String modelName(String name) {
+    if (name == null || !byName.containsKey(name)) {
+      throw new NoSuchElementException(unknownToolMessage(name));
+    }
+    return nameToAlias.getOrDefault(name, name);
+  }
+
+  /** The tool's own name for {@code name}, which may be a model name; {@code name} itself when it is no alias. */
+  public String canonicalName(String name) {
+    if (name == null) {
+      return null;
+    }
+    String n = aliasToName.get(name);
+    return n == null || byName.containsKey(name) ? name : n;
+  }
+
+  /**
+   * The definitions as a model is told them: {@link #definitions()} with each name that providers would reject
+   * replaced by its {@linkplain #modelName alias}. Immutable.
+   */
+  public List<ToolDefinition> modelDefinitions() {
+    return modelDefinitions;
+  }
+
+  /**
+   * A registry with {@code tools} added, each replacing a tool of the same name in its place, or appended. The
+   * schemas of the tools kept are not compiled again.
+   *
+   * @throws IllegalArgumentException if two of {@code tools} share a name, or a schema is invalid
+   */
+  public ToolRegistry with(Tool... tools) {
+    Objects.requireNonNull(tools, "tools");
+    LinkedHashMap<String, Entry> next = new LinkedHashMap<>(byName);
+    ArgumentSchema.Compiler compiler = new ArgumentSchema.Compiler();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Tool t : tools) {
+      Objects.requireNonNull(t, "tool");
+      ToolDefinition d = Objects.requireNonNull(t.definition(), "definition of " + t);
+      if (!seen.add(d.name())) {
+        throw new IllegalArgumentException("duplicate tool name '" + d.name() + "' in one change; each tool needs a"
+            + " unique name");
+      }
+      next.put(d.name(), new Entry(t, d, compiler.compile(d), compiler.compileOutput(d)));
+    }
+    return new ToolRegistry(next);
+  }
+
+  /** A registry without the tools named {@code names} (names not present are ignored). */
+  public ToolRegistry without(String... names) {
+    Objects.requireNonNull(names, "names");
+    LinkedHashMap<String, Entry> next = new LinkedHashMap<>(byName);
+    for (String n : names) {
+      next.remove(Objects.requireNonNull(n, "name"));
+    }
+    return new ToolRegistry(next);
   }
 
   /** The definitions, as read at registration, in registration order (what the model is told). Immutable. */
@@ -173,9 +294,17 @@ public final class ToolRegistry {
     return out.toString();
   }
 
-  /** The entry for exactly {@code name}, or null. */
+  /** The entry for exactly {@code name} or the tool whose alias it is, or null. */
   Entry entry(String name) {
-    return name == null ? null : byName.get(name);
+    if (name == null) {
+      return null;
+    }
+    Entry e = byName.get(name);
+    if (e == null && !aliasToName.isEmpty()) {
+      String n = aliasToName.get(name);
+      e = n == null ? null : byName.get(n);
+    }
+    return e;
   }
 
   @Override
@@ -244,7 +373,8 @@ public final class ToolRegistry {
       LinkedHashMap<String, Entry> entries = new LinkedHashMap<>();
       for (Map.Entry<String, Registration> e : tools.entrySet()) {
         Registration r = e.getValue();
-        entries.put(e.getKey(), new Entry(r.tool, r.definition, compiler.compile(r.definition)));
+        entries.put(e.getKey(), new Entry(r.tool, r.definition, compiler.compile(r.definition),
+            compiler.compileOutput(r.definition)));
       }
       return new ToolRegistry(entries);
     }
