@@ -27,7 +27,10 @@ public enum FailureKind {
   LIMIT_EXCEEDED,
   /** The same call id was scheduled twice in one batch; the duplicate fails, the original goes on. */
   DUPLICATE_CALL,
-  /** The call was running when its process stopped and its tool is not idempotent: it may or may not have run. */
+  /**
+   * The call was running when its process or its remote server stopped and its tool is not idempotent: it may or may
+   * not have run.
+   */
   OUTCOME_UNKNOWN,
   /** The library or the tool broke in a way that is nobody's input (an {@link Error} thrown by the tool). */
   INTERNAL_ERROR

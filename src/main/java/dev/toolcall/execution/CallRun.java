@@ -379,7 +379,9 @@ final class CallRun implements Runnable, Permits.Waiter {
       return;
     }
     flushOutput();
-    if (t instanceof ToolException) {
+    if (t instanceof dev.toolcall.tool.OutcomeUnknownException) {
+      failRun(FailureKind.OUTCOME_UNKNOWN, messageOf(t));
+    } else if (t instanceof ToolException) {
       String msg = messageOf(t);
       if (t instanceof TransientToolException && a.number > 1) {
         msg = msg + " (gave up after " + a.number + " attempts)";

@@ -1,0 +1,42 @@
+package dev.toolcall.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolcall.otel.CoreOnlyRun;
+import java.io.File;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The core needs nothing of MCP: a class loader over the test class path with the MCP SDK and Reactor left out runs
+ * a tool call and an agent turn ({@link CoreOnlyRun}), and the adapter there fails to link.
+ */
+class CoreWithoutMcpTest {
+
+  @Test
+  void aRuntimeRunsWithoutTheMcpSdkOnTheClassPath() throws Exception {
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<URL> urls = new ArrayList<>();
+    for (String entry : cp.split(File.pathSeparator)) {
+      if (!entry.isEmpty() && !entry.contains("modelcontextprotocol") && !entry.contains("projectreactor")) {
+        urls.add(new File(entry).toURI().toURL());
+      }
+    }
+    try (URLClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]),
+        ClassLoader.getPlatformClassLoader())) {
+      assertThatThrownBy(() -> Class.forName("io.modelcontextprotocol.client.McpClient", false, loader))
+          .isInstanceOf(ClassNotFoundException.class);
+      @SuppressWarnings("unchecked")
+      Callable<String> run = (Callable<String>) loader.loadClass(CoreOnlyRun.class.getName())
+          .getDeclaredConstructor().newInstance();
+      assertThat(run.call()).isEqualTo("echo ok | ANSWERED: done");
+      Class<?> source = loader.loadClass(McpToolSource.class.getName());
+      assertThatThrownBy(source::getDeclaredMethods).isInstanceOf(NoClassDefFoundError.class);
+    }
+  }
+}

@@ -1,0 +1,187 @@
+package dev.toolcall.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/**
+ * A real MCP server, built with the SDK's stdio server, that the MCP tests start as a child JVM. Its tools answer,
+ * fail, report progress, hang until cancelled, return an image and structured content, change the tool list, and
+ * destroy things (a destructive hint); {@code plain} has no hints at all.
+ *
+ * <p>The SDK's server does not surface {@code notifications/cancelled} to tools, so this server reads its stdin
+ * through a tap that sees each {@code tools/call} (its JSON-RPC id and progress token) and each cancellation: a
+ * cancelled {@code hang} call returns, and the {@code cancelled} tool lists the progress tokens of the calls the
+ * client cancelled, with the reasons.
+ */
+public final class TestMcpServer {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Map<String, String> TOKEN_BY_ID = new ConcurrentHashMap<>();
+  private static final Map<String, CountDownLatch> HANGING = new ConcurrentHashMap<>();
+  private static final List<String> CANCELLED = new CopyOnWriteArrayList<>();
+  private static volatile McpSyncServer server;
+
+  private TestMcpServer() {}
+
+  public static void main(String[] args) throws IOException {
+    System.err.println("pid=" + ProcessHandle.current().pid());
+    PipedInputStream in = new PipedInputStream(1 << 20);
+    PipedOutputStream feed = new PipedOutputStream(in);
+    Thread tap = new Thread(() -> tap(feed), "stdin-tap");
+    tap.setDaemon(true);
+    tap.start();
+    JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(JSON);
+    StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, in, System.out);
+    server = McpServer.sync(transport).serverInfo("test-server", "1")
+        .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+        .jsonMapper(mapper)
+        .tools(
+            tool("echo", "Echoes its text", readOnly(), (ex, req) -> text("echo: " + req.arguments().get("text"))),
+            tool("fail", "Always fails", harmless(), (ex, req) -> McpSchema.CallToolResult.builder()
+                .addTextContent("disk full: cannot write /var/data").isError(true).build()),
+            tool("progress", "Reports progress", readOnly(), TestMcpServer::progress),
+            tool("hang", "Runs until cancelled", harmless(), TestMcpServer::hang),
+            tool("cancelled", "Lists cancelled calls", readOnly(), (ex, req) -> text(String.join(",", CANCELLED))),
+            tool("image", "Returns an image", readOnly(), (ex, req) -> McpSchema.CallToolResult.builder()
+                .addTextContent("a 1x1 pixel")
+                .addContent(new McpSchema.ImageContent(null, Base64.getEncoder().encodeToString(new byte[70]),
+                    "image/png"))
+                .addContent(new McpSchema.EmbeddedResource(null,
+                    new McpSchema.TextResourceContents("file:///notes.txt", "text/plain", "notes inside")))
+                .build()),
+            weather(),
+            tool("evolve", "Adds a tool to the server", harmless(), TestMcpServer::evolve),
+            tool("plain", "No hints", null, (ex, req) -> text("plain")),
+            tool("drop_db", "Drops the database", new McpSchema.ToolAnnotations(null, false, true, false, false,
+                null), (ex, req) -> text("dropped")))
+        .build();
+  }
+
+  private static McpSchema.ToolAnnotations readOnly() {
+    return new McpSchema.ToolAnnotations(null, true, false, true, false, null);
+  }
+
+  /** Not read-only, not destructive (without hints MCP counts a tool as destructive). */
+  private static McpSchema.ToolAnnotations harmless() {
+    return new McpSchema.ToolAnnotations(null, false, false, false, false, null);
+  }
+
+  private static McpServerFeatures.SyncToolSpecification tool(String name, String description,
+      McpSchema.ToolAnnotations annotations,
+      BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler) {
+    McpSchema.Tool.Builder b = McpSchema.Tool.builder().name(name).description(description)
+        .inputSchema(Map.of("type", "object", "properties", Map.of("text", Map.of("type", "string"))));
+    if (annotations != null) {
+      b.annotations(annotations);
+    }
+    return McpServerFeatures.SyncToolSpecification.builder().tool(b.build()).callHandler(handler).build();
+  }
+
+  private static McpServerFeatures.SyncToolSpecification weather() {
+    McpSchema.Tool t = McpSchema.Tool.builder().name("weather.current").description("Current weather")
+        .inputSchema(Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string")),
+            "required", List.of("city")))
+        .outputSchema(Map.of("type", "object", "properties", Map.of("temperature", Map.of("type", "number")),
+            "required", List.of("temperature")))
+        .annotations(readOnly()).build();
+    return McpServerFeatures.SyncToolSpecification.builder().tool(t).callHandler((ex, req) ->
+        McpSchema.CallToolResult.builder().addTextContent("21.5 C in " + req.arguments().get("city"))
+            .structuredContent(Map.of("temperature", 21.5)).build()).build();
+  }
+
+  private static McpSchema.CallToolResult text(String s) {
+    return McpSchema.CallToolResult.builder().addTextContent(s).build();
+  }
+
+  private static McpSchema.CallToolResult progress(McpSyncServerExchange ex, McpSchema.CallToolRequest req) {
+    Object token = req.meta() == null ? null : req.meta().get("progressToken");
+    for (int i = 1; i <= 3; i++) {
+      if (token != null) {
+        ex.progressNotification(new McpSchema.ProgressNotification(token, (double) i, 3.0, "step " + i, null));
+      }
+    }
+    return text("progress done");
+  }
+
+  private static McpSchema.CallToolResult hang(McpSyncServerExchange ex, McpSchema.CallToolRequest req) {
+    Object progressToken = req.meta() == null ? null : req.meta().get("progressToken");
+    String token = String.valueOf(progressToken);
+    if (progressToken != null) {
+      ex.progressNotification(new McpSchema.ProgressNotification(progressToken, 0.0, null, "started", null));
+    }
+    CountDownLatch latch = HANGING.computeIfAbsent(token, t -> new CountDownLatch(1));
+    try {
+      latch.await(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return text("hang ended");
+  }
+
+  private static McpSchema.CallToolResult evolve(McpSyncServerExchange ex, McpSchema.CallToolRequest req) {
+    server.removeTool("fail");
+    server.addTool(tool("added.tool", "Added while running", readOnly(), (e, r) -> text("added answers")));
+    server.notifyToolsListChanged();
+    return text("evolved");
+  }
+
+  /** Copies stdin to the server line by line, noting calls and cancellations. */
+  private static void tap(OutputStream feed) {
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        note(line);
+        feed.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        feed.flush();
+      }
+    } catch (IOException e) {
+      // the client went away
+    } finally {
+      try {
+        feed.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+  }
+
+  private static void note(String line) {
+    try {
+      JsonNode m = JSON.readTree(line);
+      String method = m.path("method").asText("");
+      if (method.equals("tools/call")) {
+        JsonNode token = m.path("params").path("_meta").path("progressToken");
+        if (!token.isMissingNode()) {
+          TOKEN_BY_ID.put(m.path("id").asText(), token.asText());
+        }
+      } else if (method.equals("notifications/cancelled")) {
+        String token = TOKEN_BY_ID.getOrDefault(m.path("params").path("requestId").asText(), "?");
+        CANCELLED.add(token + ":" + m.path("params").path("reason").asText(""));
+        HANGING.computeIfAbsent(token, t -> new CountDownLatch(1)).countDown();
+      }
+    } catch (IOException | RuntimeException e) {
+      // not JSON: the server will answer it
+    }
+  }
+}
