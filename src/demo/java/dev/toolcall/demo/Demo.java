@@ -13,11 +13,16 @@ import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.mcp.McpToolSource;
 import dev.toolcall.presentation.CallTree;
 import dev.toolcall.presentation.LiveDisplay;
 import dev.toolcall.presentation.Presenter;
 import dev.toolcall.presentation.TerminalRenderer;
 import dev.toolcall.presentation.Theme;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -44,7 +49,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Run: {@code mvn -q -P demo compile exec:java}; options (in {@code -Dexec.args="..."}): {@code --auto} answers
  * the prompt by itself, {@code --theme compact} uses the compact icons, {@code --trace} prints the turn's
- * OpenTelemetry span tree at the end. Esc or Ctrl-C cancels the turn: every call
+ * OpenTelemetry span tree at the end, {@code --mcp} starts an MCP server ({@link DemoMcpServer}, a child JVM) whose
+ * tools join the turn in the same timeline. Esc or Ctrl-C cancels the turn: every call
  * still ends in a terminal state and the timeline is printed.
  *
  * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
@@ -77,15 +83,22 @@ public final class Demo {
    * @param theme the icon theme
    * @param pace how fast the model and the tools play
    * @param deployTimeout the deploy's approval deadline
+   * @param trace print the turn's span tree
+   * @param mcp start the demo's MCP server and attach its tools
    */
-  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace) {
+  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace, boolean mcp) {
     Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout) {
-      this(auto, theme, pace, deployTimeout, false);
+      this(auto, theme, pace, deployTimeout, false, false);
+    }
+
+    Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace) {
+      this(auto, theme, pace, deployTimeout, trace, false);
     }
 
     static Options parse(String... args) {
       boolean auto = false;
       boolean trace = false;
+      boolean mcp = false;
       Theme theme = Theme.emoji();
       Pace pace = Pace.NORMAL;
       Duration deploy = null;
@@ -93,15 +106,16 @@ public final class Demo {
         switch (args[i]) {
           case "--auto" -> auto = true;
           case "--trace" -> trace = true;
+          case "--mcp" -> mcp = true;
           case "--theme" -> theme = Theme.named(value(args, ++i, "--theme"));
           case "--pace" -> pace = new Pace(Double.parseDouble(value(args, ++i, "--pace")));
           case "--deploy-timeout-ms" -> deploy = Duration.ofMillis(Long.parseLong(value(args, ++i, args[i - 1])));
           default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-              + "'; expected --auto, --trace, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
+              + "'; expected --auto, --trace, --mcp, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
         }
       }
       return new Options(auto, theme, pace, deploy != null ? deploy : Duration.ofMillis(Math.max(300,
-          pace.of(8_000).toMillis())), trace);
+          pace.of(8_000).toMillis())), trace, mcp);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -192,6 +206,7 @@ public final class Demo {
       runtimeBuilder.instrumentation(trace.telemetry());
     }
     try (trace; ToolCallRuntime runtime = runtimeBuilder.build();
+        AutoCloseable mcp = o.mcp() ? attachMcp(runtime) : () -> { };
         LiveDisplay live = renderer.live(out)) {
       runtimeRef.set(runtime);
       runtime.events().subscribe(new EventListener() { // inline: up to date when a batch completes
@@ -279,6 +294,15 @@ public final class Demo {
       subModel.close();
       uiEvents.shutdownNow();
     }
+  }
+
+  /** Starts the demo's MCP server and adds its tools to {@code runtime} under the prefix {@code repo.}. */
+  private static McpToolSource attachMcp(ToolCallRuntime runtime) {
+    List<String> command = DemoMcpServer.command();
+    var transport = new StdioClientTransport(ServerParameters.builder(command.get(0))
+        .args(command.subList(1, command.size())).build(), new JacksonMcpJsonMapper(new ObjectMapper()));
+    transport.setStdErrorHandler(line -> { }); // the server's own log stays out of the demo's screen
+    return McpToolSource.builder("repo", transport).trustReadOnlyHints(true).connect().attach(runtime);
   }
 
   /**

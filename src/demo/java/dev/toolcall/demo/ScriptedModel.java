@@ -44,14 +44,14 @@ import java.util.function.Function;
 final class ScriptedModel implements StreamingModelClient {
 
   private final Pace pace;
-  private final Function<List<Message>, ModelResponse> script;
+  private final Function<ModelRequest, ModelResponse> script;
   private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "demo-model");
     t.setDaemon(true);
     return t;
   });
 
-  private ScriptedModel(Pace pace, Function<List<Message>, ModelResponse> script) {
+  private ScriptedModel(Pace pace, Function<ModelRequest, ModelResponse> script) {
     this.pace = pace;
     this.script = script;
   }
@@ -63,12 +63,12 @@ final class ScriptedModel implements StreamingModelClient {
 
   /** The sub-agent's model: two nested reads, then its findings. */
   static ScriptedModel subAgent(Pace pace) {
-    return new ScriptedModel(pace, ScriptedModel::subAgentTurn);
+    return new ScriptedModel(pace, r -> subAgentTurn(r.messages()));
   }
 
   @Override
   public CompletionStage<Void> stream(ModelRequest request, Consumer<? super ModelDelta> sink) {
-    ModelResponse response = script.apply(request.messages());
+    ModelResponse response = script.apply(request);
     return CompletableFuture.runAsync(() -> play(response, sink), threads);
   }
 
@@ -106,16 +106,24 @@ final class ScriptedModel implements StreamingModelClient {
 
   // --- the scripts --------------------------------------------------------------------------------------------------
 
-  private static ModelResponse agentTurn(List<Message> messages) {
+  private static ModelResponse agentTurn(ModelRequest request) {
+    List<Message> messages = request.messages();
+    boolean mcp = request.tools().stream().anyMatch(t -> t.name().equals("repo_git_log"));
     long answers = messages.stream().filter(m -> m instanceof AssistantMessage).count();
     switch ((int) answers) {
-      case 0:
+      case 0: {
+        List<ToolCallRequest> calls = new java.util.ArrayList<>(List.of(
+            call("call_1", "read_file", "{\"path\":\"README.md\"}"),
+            call("call_2", "list_dir", "{\"path\":\".\"}"),
+            call("call_3", "fetch_url", "{\"url\":\"https://ci.example.com/shop-service\"}")));
+        if (mcp) { // --mcp: the repository's MCP server offers these (read-only: they run beside the others)
+          calls.add(call("call_m1", "repo_git_log", "{}"));
+          calls.add(call("call_m2", "repo_ci_chart", "{}"));
+        }
+        calls.add(call("call_4", "reed_file", "{\"path\":\"pom.xml\"}"));
         return ModelResponse.toolCalls("I'll read the README, list the project and check the CI status, all at "
-            + "once.", List.of(
-                call("call_1", "read_file", "{\"path\":\"README.md\"}"),
-                call("call_2", "list_dir", "{\"path\":\".\"}"),
-                call("call_3", "fetch_url", "{\"url\":\"https://ci.example.com/shop-service\"}"),
-                call("call_4", "reed_file", "{\"path\":\"pom.xml\"}")));
+            + "once.", calls);
+      }
       case 1:
         return ModelResponse.toolCalls("CI failed in OrderServiceTest.createsOrder, which passed the build before."
             + " (And reed_file was my typo: it is read_file.) Let me run the tests here; that needs your approval.",

@@ -49,6 +49,7 @@ public final class ToolRegistry {
   private final Map<String, String> aliasToName;
   private final Map<String, String> nameToAlias;
   private final List<ToolDefinition> modelDefinitions;
+  private final List<String> modelNames;
 
   /** A registered tool with the definition read at registration and its compiled schemas. */
   static final class Entry {
@@ -84,6 +85,11 @@ public final class ToolRegistry {
       md.add(a == null ? e.definition : renamed(e.definition, a));
     }
     this.modelDefinitions = List.copyOf(md);
+    List<String> mn = new ArrayList<>(byName.size());
+    for (String n : byName.keySet()) {
+      mn.add(toAlias.getOrDefault(n, n));
+    }
+    this.modelNames = List.copyOf(mn);
     List<Tool> t = new ArrayList<>(byName.size());
     List<ToolDefinition> d = new ArrayList<>(byName.size());
     for (Entry e : byName.values()) {
@@ -252,17 +258,19 @@ public final class ToolRegistry {
   }
 
   /**
-   * Registered names close to {@code name}, best first, at most five: the same name in another case, width or with
+   * Names close to {@code name}, best first, at most five, as the model knows them ({@linkplain #modelName model
+   * names}): the same name in another case, width or with
    * invisible characters; a typo or swapped letters (Damerau-Levenshtein distance up to 1 to 3 by length); the same
    * words in another order; or a name containing or contained in the other. Empty when nothing is close (and for
    * null). Never throws.
    */
   public List<String> suggestions(String name) {
-    return NameSuggester.suggest(name, names, MAX_SUGGESTIONS);
+    return NameSuggester.suggest(name, modelNames, MAX_SUGGESTIONS);
   }
 
   /**
-   * What to tell the model when it called {@code name} and no tool has that name, for example
+   * What to tell the model when it called {@code name} and no tool has that name (names listed and suggested as the
+   * model knows them: {@linkplain #modelName model names}), for example
    * {@code Unknown tool 'reed_file'. Did you mean read_file? Available tools: read_file, write_file.} The name is
    * echoed with invisible characters spelled out ({@code \}{@code u200B}) and cut to 100 characters; at most 50
    * available names are listed. Never throws.
@@ -285,7 +293,7 @@ public final class ToolRegistry {
       out.append(" No tools are available.");
     } else {
       out.append(" Available tools: ");
-      out.append(String.join(", ", names.subList(0, Math.min(MAX_LISTED, names.size()))));
+      out.append(String.join(", ", modelNames.subList(0, Math.min(MAX_LISTED, names.size()))));
       if (names.size() > MAX_LISTED) {
         out.append(", and ").append(names.size() - MAX_LISTED).append(" more");
       }

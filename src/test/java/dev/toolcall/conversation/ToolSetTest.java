@@ -189,6 +189,9 @@ class ToolSetTest {
     assertThat(viaAlias.toolName()).isEqualTo("github/create.issue");
     assertThat(run("c2", "github_create_issue").outcome().messageForModel()).isEqualTo("plain");
     assertThat(run("c3", reg.modelName(longName)).outcome().messageForModel()).isEqualTo("long");
+    assertThat(run("c4", "github/create.isue").outcome().messageForModel())
+        .contains("Did you mean github_create_issue?").contains("Available tools: " + alias + ", github_create_issue, ")
+        .doesNotContain("github/create.issue");
     assertThatThrownBy(() -> ToolDefinition.builder("has space").build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'.' or '/'");
   }

@@ -120,6 +120,27 @@ class DemoRunTest {
         "pending", "permission_pending", "permission_denied");
   }
 
+  @Test
+  void withMcpTheServersToolsJoinTheTurnInTheSameTimeline() throws Exception {
+    Transcript out = new Transcript();
+    Demo.Run run = Demo.run(args("--auto", "--mcp"), InputStream.nullInputStream(), out.printStream());
+    Map<String, ToolCallSnapshot> calls = byId(run);
+
+    assertThat(run.turn().ending()).isEqualTo(TurnResult.Ending.ANSWERED);
+    assertThat(run.calls()).hasSize(11).allMatch(ToolCallSnapshot::isTerminal);
+    ToolCallSnapshot log = calls.get("call_m1");
+    assertThat(log.toolName()).isEqualTo("repo.git_log"); // the model called the alias repo_git_log
+    assertThat(log.outcome().messageForModel()).contains("a1f3c2e Make OrderService validate totals");
+    assertThat(log.versions().stream().filter(v -> v.change() instanceof Change.OutputAppended)
+        .map(v -> ((Change.OutputAppended) v.change()).chunk()).collect(Collectors.joining()))
+        .isEqualTo("[1/3] reading refs\n[2/3] walking history\n[3/3] formatting\n");
+    Outcome.Completed chart = (Outcome.Completed) calls.get("call_m2").outcome();
+    assertThat(chart.content()).isEqualTo("7 of the last 10 builds passed; the last 3 failed.\n"
+        + "[image: image/png, 47.1 KB]");
+    assertThat(out.text()).contains("call_m1 repo.git_log", "call_m2 repo.ci_chart",
+        "11 calls, every one in a terminal state: 9 completed, 2 not");
+  }
+
   @ParameterizedTest(name = "[{0}] {1}")
   @CsvSource({"o, approved once", "s, approved for this session", "a, approved always (a grant is stored)"})
   void approvingAtThePromptRunsTheShellCommand(String key, String note) throws Exception {
