@@ -214,6 +214,65 @@ class ToolSetTest {
         .extracting(m -> ((ToolResultMessage) m).content()).containsExactly("A", "BC");
   }
 
+  /**
+   * Calls scheduled from four threads while a fifth replaces the tool 100 times (a start latch, real threads):
+   * every call ends COMPLETED, runs exactly once (one version of the tool, whose answer it returns), and the 100
+   * changes reach the listener once each, in order. That a call runs the version it was validated with is
+   * {@link #aRunningCallKeepsTheToolItStartedWithWhenTheToolIsReplaced}.
+   */
+  @Test
+  void callsRacingReplacementsEachRunOneVersionOnce() throws Exception {
+    java.util.Map<String, List<Integer>> ran = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.function.IntFunction<Tool> version = v -> Tool.of(ToolDefinition.builder("job").description("job")
+        .requiresApproval(false).build(), inv -> {
+          ran.computeIfAbsent(inv.callId(), k -> new CopyOnWriteArrayList<>()).add(v);
+          return ToolResult.of("v" + v);
+        });
+    start(version.apply(0));
+    int threads = 4;
+    int each = 100;
+    CountDownLatch go = new CountDownLatch(1);
+    List<CallResult> results = new CopyOnWriteArrayList<>();
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      ts.add(new Thread(() -> {
+        try {
+          go.await();
+          for (int i = 0; i < each; i++) {
+            results.add(run("t" + id + "-" + i, "job"));
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }));
+    }
+    ts.add(new Thread(() -> {
+      try {
+        go.await();
+        for (int v = 1; v <= 100; v++) {
+          Tool next = version.apply(v);
+          runtime.updateTools(r -> r.with(next));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    ts.forEach(Thread::start);
+    go.countDown();
+    for (Thread th : ts) {
+      th.join(60_000);
+    }
+    assertThat(results).hasSize(threads * each).allSatisfy(r -> {
+      assertThat(r.outcome()).isInstanceOf(Outcome.Completed.class);
+      assertThat(ran.get(r.callId())).as("versions run by %s", r.callId()).hasSize(1);
+      assertThat(r.outcome().messageForModel()).isEqualTo("v" + ran.get(r.callId()).get(0));
+    });
+    assertThat(toolSetEvents()).extracting(ToolSetEvent::version)
+        .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, 100).boxed().toList());
+    assertThat(toolSetEvents()).allSatisfy(e -> assertThat(e.replaced()).containsExactly("job"));
+  }
+
   @Test
   void concurrentChangesAreSerialisedAndEveryoneSeesThemInOrderOnce() throws Exception {
     start(tool("a", "A", false));
