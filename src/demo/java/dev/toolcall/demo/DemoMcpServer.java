@@ -33,16 +33,15 @@ public final class DemoMcpServer {
         .tools(tool("git_log", "Recent commits of the repository", DemoMcpServer::gitLog),
             tool("ci_chart", "A chart of the last CI runs", (ex, req) -> McpSchema.CallToolResult.builder()
                 .addTextContent("7 of the last 10 builds passed; the last 3 failed.")
-                .addContent(new McpSchema.ImageContent(null, Base64.getEncoder().encodeToString(new byte[48_213]),
-                    "image/png"))
+                .addContent(McpSchema.ImageContent.builder(Base64.getEncoder().encodeToString(new byte[48_213]),
+                    "image/png").build())
                 .build()))
         .build();
   }
 
   private static McpServerFeatures.SyncToolSpecification tool(String name, String description,
       java.util.function.BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> f) {
-    McpSchema.Tool t = McpSchema.Tool.builder().name(name).description(description)
-        .inputSchema(Map.of("type", "object"))
+    McpSchema.Tool t = McpSchema.Tool.builder(name, Map.<String, Object>of("type", "object")).description(description)
         .annotations(new McpSchema.ToolAnnotations(null, true, false, true, false, null)).build();
     return McpServerFeatures.SyncToolSpecification.builder().tool(t).callHandler(f).build();
   }

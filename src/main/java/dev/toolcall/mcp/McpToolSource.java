@@ -100,7 +100,7 @@ public final class McpToolSource implements AutoCloseable {
     this.livenessInterval = b.livenessInterval;
     this.transport = new CancellingTransport(b.transport);
     this.client = McpClient.async(transport)
-        .clientInfo(new McpSchema.Implementation("toolcall-lifecycle", "1"))
+        .clientInfo(McpSchema.Implementation.builder("toolcall-lifecycle", "1").build())
         .requestTimeout(b.requestTimeout)
         .initializationTimeout(b.initializationTimeout)
         .progressConsumer(n -> {
@@ -276,7 +276,8 @@ public final class McpToolSource implements AutoCloseable {
       b.parameters(JSON.valueToTree(spec.inputSchema()));
     }
     if (spec.outputSchema() != null) {
-      b.outputSchema((JsonNode) JSON.valueToTree(spec.outputSchema()));
+      JsonNode output = JSON.valueToTree(spec.outputSchema());
+      b.outputSchema(output);
     }
     McpSchema.ToolAnnotations a = spec.annotations();
     boolean readOnly = a != null && Boolean.TRUE.equals(a.readOnlyHint());
@@ -332,7 +333,7 @@ public final class McpToolSource implements AutoCloseable {
     JsonNode args = invocation.arguments().asJson();
     Map<String, Object> arguments = args.isObject() ? JSON.convertValue(args, Map.class) : Map.of();
     String token = "toolcall-" + tokens.incrementAndGet();
-    McpSchema.CallToolRequest request = McpSchema.CallToolRequest.builder().name(toolName).arguments(arguments)
+    McpSchema.CallToolRequest request = McpSchema.CallToolRequest.builder(toolName).arguments(arguments)
         .progressToken(token).build();
     inFlight.put(token, new InFlight(invocation, result));
     Disposable d = client.callTool(request).subscribe(

@@ -173,7 +173,7 @@ class McpAdapterTest {
     ToolCallEvent.StateChanged end = endOf("c4");
     assertThat(Presenter.create().view(end.snapshot()).result())
         .contains("a 1x1 pixel\n[image: image/png, 70 bytes]\nnotes inside");
-    assertThat(((ToolCallEvent.StateChanged) endOf("c1")).snapshot().toolName()).isEqualTo("srv.echo");
+    assertThat(endOf("c1").snapshot().toolName()).isEqualTo("srv.echo");
   }
 
   private ToolCallEvent.StateChanged endOf(String callId) {

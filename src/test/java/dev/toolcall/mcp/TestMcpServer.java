@@ -65,10 +65,10 @@ public final class TestMcpServer {
             tool("cancelled", "Lists cancelled calls", readOnly(), (ex, req) -> text(String.join(",", CANCELLED))),
             tool("image", "Returns an image", readOnly(), (ex, req) -> McpSchema.CallToolResult.builder()
                 .addTextContent("a 1x1 pixel")
-                .addContent(new McpSchema.ImageContent(null, Base64.getEncoder().encodeToString(new byte[70]),
-                    "image/png"))
-                .addContent(new McpSchema.EmbeddedResource(null,
-                    new McpSchema.TextResourceContents("file:///notes.txt", "text/plain", "notes inside")))
+                .addContent(McpSchema.ImageContent.builder(Base64.getEncoder().encodeToString(new byte[70]),
+                    "image/png").build())
+                .addContent(McpSchema.EmbeddedResource.builder(McpSchema.TextResourceContents
+                    .builder("file:///notes.txt", "notes inside").mimeType("text/plain").build()).build())
                 .build()),
             weather(),
             tool("evolve", "Adds a tool to the server", harmless(), TestMcpServer::evolve),
@@ -90,8 +90,8 @@ public final class TestMcpServer {
   private static McpServerFeatures.SyncToolSpecification tool(String name, String description,
       McpSchema.ToolAnnotations annotations,
       BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler) {
-    McpSchema.Tool.Builder b = McpSchema.Tool.builder().name(name).description(description)
-        .inputSchema(Map.of("type", "object", "properties", Map.of("text", Map.of("type", "string"))));
+    McpSchema.Tool.Builder b = McpSchema.Tool.builder(name,
+        Map.of("type", "object", "properties", Map.of("text", Map.of("type", "string")))).description(description);
     if (annotations != null) {
       b.annotations(annotations);
     }
@@ -99,9 +99,9 @@ public final class TestMcpServer {
   }
 
   private static McpServerFeatures.SyncToolSpecification weather() {
-    McpSchema.Tool t = McpSchema.Tool.builder().name("weather.current").description("Current weather")
-        .inputSchema(Map.of("type", "object", "properties", Map.of("city", Map.of("type", "string")),
-            "required", List.of("city")))
+    McpSchema.Tool t = McpSchema.Tool.builder("weather.current", Map.of("type", "object", "properties",
+            Map.of("city", Map.of("type", "string")), "required", List.of("city")))
+        .description("Current weather")
         .outputSchema(Map.of("type", "object", "properties", Map.of("temperature", Map.of("type", "number")),
             "required", List.of("temperature")))
         .annotations(readOnly()).build();
