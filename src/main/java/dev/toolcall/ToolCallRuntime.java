@@ -38,6 +38,7 @@ public final class ToolCallRuntime implements AutoCloseable {
 
   private final EventBus bus;
   private final PermissionService permissions;
+  private final Object toolSetLock = new Object();
   private final ToolScheduler scheduler;
   private final Duration closeGrace;
   private final DeadlineTimer timer;
@@ -98,15 +99,17 @@ public final class ToolCallRuntime implements AutoCloseable {
    * @throws IllegalArgumentException from {@code change} (a duplicate name, an invalid schema); nothing changes then
    */
   public Optional<dev.toolcall.event.ToolSetEvent> updateTools(UnaryOperator<ToolRegistry> change) {
-    Optional<dev.toolcall.event.ToolSetEvent> e = scheduler.updateTools(change);
-    e.ifPresent(ev -> {
-      if (!ev.removed().isEmpty()) {
-        java.util.Set<String> gone = java.util.Set.copyOf(ev.removed());
-        permissions.denyPending(r -> gone.contains(r.toolName()), "The tool was removed from the tool set while"
-            + " this call waited for permission, so it was not run. Do not call it again unless it is offered.");
-      }
-    });
-    return e;
+    synchronized (toolSetLock) { // the change and its denials together: a later change cannot come between them
+      Optional<dev.toolcall.event.ToolSetEvent> e = scheduler.updateTools(change);
+      e.ifPresent(ev -> {
+        if (!ev.removed().isEmpty()) {
+          java.util.Set<String> gone = java.util.Set.copyOf(ev.removed());
+          permissions.denyPending(r -> gone.contains(r.toolName()), "The tool was removed from the tool set while"
+              + " this call waited for permission, so it was not run. Do not call it again unless it is offered.");
+        }
+      });
+      return e;
+    }
   }
 
   /** The permission service: the UI lists, awaits and decides requests here. */
