@@ -55,16 +55,76 @@ public sealed interface Change
   }
 
   /**
-   * Live output of a running tool: one chunk (possibly several writes coalesced).
+   * Live output of a running tool: one chunk (possibly several writes coalesced), with the totals of the call's
+   * output so far and its tail. Listeners see every chunk as it is appended, whole. The call's history keeps only
+   * the latest chunk of a stretch of output (see {@link ToolCallSnapshot}), and once the call moves on, only the last
+   * {@link #TAIL_CHARS} chars of that chunk: what a call retains of its output is at most twice {@code TAIL_CHARS}
+   * chars, whatever it printed.
    *
    * @param chunk the text written
    * @param sequence 1 for the first chunk of the call, one more for each
    * @param dropped writes dropped since the last chunk because the output buffer was full
+   * @param outputChars the chars of output so far, this chunk included
+   * @param droppedTotal writes dropped so far, {@code dropped} included
+   * @param tail the last chars of the output so far, this chunk included: at most {@link #TAIL_CHARS}, fewer only
+   *     when the output is shorter (or when cutting there would split a surrogate pair)
    */
-  record OutputAppended(String chunk, long sequence, long dropped) implements Change {
+  record OutputAppended(String chunk, long sequence, long dropped, long outputChars, long droppedTotal, String tail)
+      implements Change {
+
+    /** The most chars {@link #tail()} keeps. */
+    public static final int TAIL_CHARS = 4_096;
+
     /** Checks the parts. */
     public OutputAppended {
       Objects.requireNonNull(chunk, "chunk");
+      Objects.requireNonNull(tail, "tail");
+      if (sequence < 0 || dropped < 0 || droppedTotal < dropped || outputChars < chunk.length()
+          || tail.length() > TAIL_CHARS || tail.length() > outputChars) {
+        throw new IllegalArgumentException("inconsistent output chunk: sequence " + sequence + ", dropped "
+            + dropped + " of " + droppedTotal + ", " + chunk.length() + " chars of " + outputChars + ", tail of "
+            + tail.length());
+      }
+    }
+
+    /** The first chunk of a call's output. */
+    public static OutputAppended first(String chunk, long dropped) {
+      return after(null, chunk, 1, dropped);
+    }
+
+    /**
+     * The chunk that follows {@code last} (null for the first): totals carried on, tail extended.
+     *
+     * @param sequence its sequence number
+     */
+    public static OutputAppended after(OutputAppended last, String chunk, long sequence, long dropped) {
+      Objects.requireNonNull(chunk, "chunk");
+      String before = last == null ? "" : last.tail;
+      String tail;
+      if (chunk.length() >= TAIL_CHARS) {
+        tail = cut(chunk, chunk.length() - TAIL_CHARS);
+      } else if (before.length() + chunk.length() <= TAIL_CHARS) {
+        tail = before.concat(chunk);
+      } else {
+        tail = cut(before, before.length() + chunk.length() - TAIL_CHARS).concat(chunk);
+      }
+      return new OutputAppended(chunk, sequence, dropped, (last == null ? 0 : last.outputChars) + chunk.length(),
+          (last == null ? 0 : last.droppedTotal) + dropped, tail);
+    }
+
+    /** {@code s} from {@code from}, one char later when {@code from} would split a surrogate pair. */
+    private static String cut(String s, int from) {
+      if (from > 0 && from < s.length() && Character.isLowSurrogate(s.charAt(from))
+          && Character.isHighSurrogate(s.charAt(from - 1))) {
+        from++;
+      }
+      return s.substring(from);
+    }
+
+    @Override
+    public String toString() {
+      return "OutputAppended[#" + sequence + ", " + chunk.length() + " chars of " + outputChars
+          + (droppedTotal == 0 ? "" : ", " + droppedTotal + " writes dropped") + "]";
     }
   }
 

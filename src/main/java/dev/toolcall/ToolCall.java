@@ -241,7 +241,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       if (!ToolCallState.TABLE.allows(cur.state(), ToolCallState.CANCELLED)) {
         return new TransitionResult<>(false, cur);
       }
-      ToolCallSnapshot nv = cur.next(ToolCallState.CANCELLED, why, outcome, ticker.read());
+      ToolCallSnapshot nv = bounded(cur, cur.next(ToolCallState.CANCELLED, why, outcome, ticker.read()));
       if (install(cur, nv)) {
         if (log.isDebugEnabled()) {
           debug(cur.state(), nv, why);
@@ -286,19 +286,78 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     return replaceArguments(expected, requireArgumentsVersion(argumentsVersion), arguments, by);
   }
 
-  /** Records a chunk of live output while the call is RUNNING; loses when it is not. */
+  /**
+   * Records a chunk of live output while the call is RUNNING; loses when it is not. The new version carries the
+   * output's totals and tail ({@link Change.OutputAppended}); when the version it replaces is itself live output that
+   * listeners have been handed, it takes that version's place in the history, so a call's history holds one chunk of
+   * a stretch of output however much it prints.
+   *
+   * @param sequence 1 for the call's first chunk, one more for each
+   * @param dropped writes dropped since the last chunk
+   */
   public TransitionResult<ToolCallSnapshot> appendOutput(String chunk, long sequence, long dropped) {
-    Change.OutputAppended c = new Change.OutputAppended(chunk, sequence, dropped);
+    Objects.requireNonNull(chunk, "chunk");
     for (;;) {
       ToolCallSnapshot cur = current();
       if (cur.state() != ToolCallState.RUNNING) {
         return new TransitionResult<>(false, cur);
       }
-      ToolCallSnapshot nv = cur.withChange(c, cur.attempt(), ticker.read());
+      Change.OutputAppended c = Change.OutputAppended.after(lastOutput(cur), chunk, sequence, dropped);
+      ToolCallSnapshot link = cur;
+      if (cur.change() instanceof Change.OutputAppended && isHandedOff(cur)) {
+        do {
+          link = link.previous();
+        } while (link != null && link.change() instanceof Change.OutputAppended);
+      }
+      ToolCallSnapshot nv = new ToolCallSnapshot(cur.identity(), cur.state(), cur.version() + 1, cur.arguments(),
+          cur.argumentsVersion(), cur.attempt(), null, c, ticker.read(), link);
       if (install(cur, nv)) {
         return new TransitionResult<>(true, nv);
       }
     }
+  }
+
+  /**
+   * {@code nv} as built, or, when {@code cur} is live output that has been handed off and ends a stretch of several
+   * chunks or carries a chunk longer than {@link Change.OutputAppended#TAIL_CHARS}, {@code nv} linked to a copy of
+   * {@code cur} that links the version before the stretch and keeps the end of its chunk only. What a call retains of
+   * its output once it moves on is then one version with at most twice {@code TAIL_CHARS} chars (the chunk's end and
+   * the tail), however much it printed. One type check when {@code cur} is not output.
+   */
+  private ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
+    if (!(cur.change() instanceof Change.OutputAppended o)) {
+      return nv;
+    }
+    ToolCallSnapshot p = cur.previous();
+    boolean stretch = p != null && p.change() instanceof Change.OutputAppended;
+    boolean longChunk = o.chunk().length() > Change.OutputAppended.TAIL_CHARS;
+    if (!stretch && !longChunk || !isHandedOff(cur)) {
+      return nv;
+    }
+    while (p != null && p.change() instanceof Change.OutputAppended) {
+      p = p.previous();
+    }
+    Change.OutputAppended kept = longChunk ? new Change.OutputAppended(
+        o.chunk().substring(o.chunk().length() - Change.OutputAppended.TAIL_CHARS), o.sequence(), o.dropped(),
+        o.outputChars(), o.droppedTotal(), o.tail()) : o;
+    return linked(nv, new ToolCallSnapshot(cur.identity(), cur.state(), cur.version(), cur.arguments(),
+        cur.argumentsVersion(), cur.attempt(), null, kept, cur.tick(), p));
+  }
+
+  /** {@code s} with {@code previous} as the version it links. */
+  private static ToolCallSnapshot linked(ToolCallSnapshot s, ToolCallSnapshot previous) {
+    return new ToolCallSnapshot(s.identity(), s.state(), s.version(), s.arguments(), s.argumentsVersion(),
+        s.attempt(), s.outcome(), s.change(), s.tick(), previous);
+  }
+
+  /** The latest output chunk in {@code s}'s history, or null. */
+  private static Change.OutputAppended lastOutput(ToolCallSnapshot s) {
+    for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
+      if (v.change() instanceof Change.OutputAppended o) {
+        return o;
+      }
+    }
+    return null;
   }
 
   /**
@@ -312,7 +371,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       if (cur.state() != ToolCallState.RUNNING || cur.attempt() != nextAttempt - 1) {
         return new TransitionResult<>(false, cur);
       }
-      ToolCallSnapshot nv = cur.withChange(c, nextAttempt, ticker.read());
+      ToolCallSnapshot nv = bounded(cur, cur.withChange(c, nextAttempt, ticker.read()));
       if (install(cur, nv)) {
         return new TransitionResult<>(true, nv);
       }
@@ -385,7 +444,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
           || (argumentsVersion != ANY_ARGUMENTS && cur.argumentsVersion() != argumentsVersion)) {
         return null;
       }
-      ToolCallSnapshot nv = cur.next(target, change, outcome, ticker.read());
+      ToolCallSnapshot nv = bounded(cur, cur.next(target, change, outcome, ticker.read()));
       if (compareAndSet(cur, nv)) {
         return nv;
       }

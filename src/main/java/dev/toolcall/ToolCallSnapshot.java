@@ -14,8 +14,12 @@ import java.util.Optional;
  * One version of a tool call: an immutable value, read without locks and replaced whole by one compare-and-set.
  *
  * <p>Invariants, checked on construction: a terminal state has an {@link Outcome} of that state and a non-terminal
- * state has none; the version is 0 exactly for the first snapshot, which has no previous; each later snapshot links
- * the one it replaced ({@link #previous()}), and that chain is the call's history. Times are ticks of the
+ * state has none; the version is never negative, and {@link #previous()} is an older version or null. Each
+ * snapshot links the one it replaced, and that chain is the call's retained history, with one exception that bounds
+ * its memory: of a stretch of live output ({@link Change.OutputAppended}) only the latest chunk is kept once the
+ * earlier ones have been handed to listeners, so a version may link an older one than {@code version - 1}. The
+ * latest chunk carries a tail of the output and its totals. Version 0 has no previous; a later version without one
+ * is a snapshot whose earlier history was not kept (restored from a store). Times are ticks of the
  * call's monotonic {@link Ticker}; {@link #timestamp()} turns them into wall-clock instants through the one clock
  * reading taken at creation.
  *
@@ -30,7 +34,7 @@ import java.util.Optional;
  * @param outcome how it ended; present exactly when the state is terminal
  * @param change what produced this version
  * @param tick the ticker reading when this version was made
- * @param previous the version this one replaced, null for version 0
+ * @param previous the version this one replaced (older when live output was let go), null when none is kept
  */
 public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, int version, ToolArguments arguments,
     int argumentsVersion, int attempt, Outcome outcome, Change change, long tick, ToolCallSnapshot previous)
@@ -45,11 +49,11 @@ public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, i
     if (state.isTerminal() != (outcome != null) || (outcome != null && outcome.state() != state)) {
       throw new IllegalArgumentException("state " + state + " does not agree with outcome " + outcome);
     }
-    if ((version == 0) != (previous == null)) {
-      throw new IllegalArgumentException("version " + version + " must be 0 exactly when there is no previous");
+    if (version < 0) {
+      throw new IllegalArgumentException("version must be >= 0, was " + version);
     }
-    if (previous != null && previous.version != version - 1) {
-      throw new IllegalArgumentException("previous version " + previous.version + " is not " + (version - 1));
+    if (previous != null && previous.version >= version) {
+      throw new IllegalArgumentException("previous version " + previous.version + " must be below " + version);
     }
   }
 
@@ -133,7 +137,10 @@ public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, i
     return previous != null && previous.state != state;
   }
 
-  /** Every version from 0 to this one, oldest first. Allocates; not for hot paths. */
+  /**
+   * Every retained version up to this one, oldest first: from version 0 unless the history was cut, without the
+   * live-output versions that were let go (see the class description). Allocates; not for hot paths.
+   */
   public List<ToolCallSnapshot> versions() {
     ArrayList<ToolCallSnapshot> out = new ArrayList<>(version + 1);
     for (ToolCallSnapshot s = this; s != null; s = s.previous) {

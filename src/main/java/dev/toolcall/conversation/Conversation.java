@@ -121,7 +121,18 @@ public final class Conversation {
       throw new IllegalArgumentException("target " + target
           + " carries a detail: use toolError, transientFailure or fail");
     }
-    return logged(cell.transition(expected, target, cur -> cur.next(target, null, reason, ticker.read())));
+    return logged(cell.transition(expected, target, cur -> next(cur, target, reason)));
+  }
+
+  /**
+   * The next version without a detail. A new turn ({@code PROCESSING_USER_MESSAGE}) links a copy of the version before
+   * it without its history, once that version has been published: a conversation retains one turn of history, however
+   * long it lives (its messages are the Agent's, not the snapshots').
+   */
+  private ConversationSnapshot next(ConversationSnapshot cur, ConversationState target, Reason reason) {
+    ConversationSnapshot previous = target == ConversationState.PROCESSING_USER_MESSAGE && cell.isDelivered(cur)
+        ? cur.withoutHistory() : cur;
+    return cur.next(target, null, reason, ticker.read(), previous);
   }
 
   /**
@@ -137,7 +148,7 @@ public final class Conversation {
   public TransitionResult<ConversationSnapshot> startTurn(Reason reason) {
     Objects.requireNonNull(reason, "reason");
     return logged(cell.transitionFromCurrent(ConversationState.PROCESSING_USER_MESSAGE, s -> true,
-        cur -> cur.next(ConversationState.PROCESSING_USER_MESSAGE, null, reason, ticker.read())));
+        cur -> next(cur, ConversationState.PROCESSING_USER_MESSAGE, reason)));
   }
 
   /**

@@ -19,8 +19,9 @@ import java.util.Set;
  * <ul>
  *   <li>{@link #detail()} is present exactly in {@link ConversationState#HANDLING_TOOL_ERROR},
  *       {@link ConversationState#TRANSIENT_FAILURE} and {@link ConversationState#FAILED}, and is of that state;</li>
- *   <li>the version is 0 exactly for the first snapshot, which has no previous; a later one links the version
- *       before it;</li>
+ *   <li>the version is never negative, and {@link #previous()} is an older version or null. Each version links the
+ *       one it replaced, except the first version of a turn: it links a copy of the version before it that has no
+ *       previous, so a long-lived conversation keeps one turn of history, not all of them;</li>
  *   <li>{@code turn >= 0}, {@code roundTrips >= 0}; turn 0 (no user message yet) has no round trip.</li>
  * </ul>
  * Counters, maintained by {@link #next}: {@link #turn()} rises by one on every new user message (entering
@@ -40,7 +41,7 @@ import java.util.Set;
  * @param roundTrips the model requests sent in this turn, retries not counted
  * @param reason why this version was made
  * @param tick the ticker reading when this version was made
- * @param previous the version this one replaced, null for version 0
+ * @param previous the version this one replaced, null for version 0 and where history was cut (see above)
  */
 public record ConversationSnapshot(String conversationId, Instant createdAt, long createdTick,
     ConversationState state, int version, StateDetail detail, int turn, int roundTrips, Reason reason, long tick,
@@ -62,11 +63,11 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
       throw new IllegalArgumentException("state " + state + " does not agree with detail " + detail
           + " (a detail is present exactly in " + WITH_DETAIL + ", and of that state)");
     }
-    if ((version == 0) != (previous == null)) {
-      throw new IllegalArgumentException("version " + version + " must be 0 exactly when there is no previous");
+    if (version < 0) {
+      throw new IllegalArgumentException("version must be >= 0, was " + version);
     }
-    if (previous != null && previous.version != version - 1) {
-      throw new IllegalArgumentException("previous version " + previous.version + " is not " + (version - 1));
+    if (previous != null && previous.version >= version) {
+      throw new IllegalArgumentException("previous version " + previous.version + " must be below " + version);
     }
     if (turn < 0 || roundTrips < 0 || (turn == 0 && roundTrips != 0)) {
       throw new IllegalArgumentException("turn " + turn + " and roundTrips " + roundTrips
@@ -86,6 +87,12 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
    * {@link Conversation} does).
    */
   public ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick) {
+    return next(target, detail, reason, tick, this);
+  }
+
+  /** {@link #next}, linking {@code previous} (this or {@link #withoutHistory()}) as the version it replaced. */
+  ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick,
+      ConversationSnapshot previous) {
     int nextTurn = turn;
     int nextRoundTrips = roundTrips;
     if (target == ConversationState.PROCESSING_USER_MESSAGE) {
@@ -95,7 +102,13 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
       nextRoundTrips++;
     }
     return new ConversationSnapshot(conversationId, createdAt, createdTick, target, version + 1, detail, nextTurn,
-        nextRoundTrips, reason, tick, this);
+        nextRoundTrips, reason, tick, previous);
+  }
+
+  /** This version without its history: the same values, no previous (what a new turn links, and what a store keeps). */
+  public ConversationSnapshot withoutHistory() {
+    return previous == null ? this : new ConversationSnapshot(conversationId, createdAt, createdTick, state, version,
+        detail, turn, roundTrips, reason, tick, null);
   }
 
   /** The detail, if this state carries one. */
@@ -115,7 +128,7 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
     return detail instanceof StateDetail.TransientFailure t ? t.retryCount() : 0;
   }
 
-  /** The state before this version, or null for version 0. */
+  /** The state before this version, or null when no earlier version is kept (version 0 included). */
   public ConversationState previousState() {
     return previous == null ? null : previous.state;
   }
@@ -125,7 +138,10 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
     return createdAt.plusNanos(tick - createdTick);
   }
 
-  /** Every version from 0 to this one, oldest first. Allocates; not for hot paths. */
+  /**
+   * Every retained version up to this one, oldest first: this turn's, and the version before the turn began.
+   * Allocates; not for hot paths.
+   */
   public List<ConversationSnapshot> versions() {
     ArrayList<ConversationSnapshot> out = new ArrayList<>(version + 1);
     for (ConversationSnapshot s = this; s != null; s = s.previous) {

@@ -50,7 +50,7 @@ public record ConversationEvent(ConversationSnapshot snapshot) implements Event 
 
   /** Whether this reports the creation (version 0, idle) rather than a state change. */
   public boolean isCreation() {
-    return snapshot.previous() == null;
+    return snapshot.version() == 0;
   }
 
   /** The state left, or null for the creation. */

@@ -456,7 +456,7 @@ final class CallRun implements Runnable, Permits.Waiter {
    * permit already free.
    */
   void onTerminal(ToolCallSnapshot s) {
-    known.ended = true;
+    known.ended(s.state());
     try {
       sched.nesting.ended(this);
       cancelChildren(s);

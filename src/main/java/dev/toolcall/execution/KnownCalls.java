@@ -1,6 +1,7 @@
 package dev.toolcall.execution;
 
 import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,8 +10,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The window of known call ids of one scheduler: a second schedule of a (session, call id) already known returns that
- * call instead of running anything twice. It keeps the last {@code cap} calls plus every call not yet ended; the
- * oldest are let go once they have ended. Thread-safe: every access to the map holds its monitor, briefly.
+ * call while it has not ended, instead of running anything twice; once it has ended the window keeps only the id and
+ * the state it ended in, never the call, so the memory it holds does not grow with what the calls produced. It keeps
+ * every call not yet ended plus the ids of the last {@code cap} calls; the oldest ended ids are let go first.
+ * Thread-safe: every access to the map holds its monitor, briefly.
  */
 final class KnownCalls {
 
@@ -18,12 +21,54 @@ final class KnownCalls {
   record CallKey(String sessionId, String callId) {}
 
   /**
-   * A call id reserved in the window: completes with the call once it is built (a second schedule of the same id
-   * waits for that). {@link #ended} is set by the call's terminal hook, so trimming the window reads this one object
-   * rather than the call's state (which would be four objects long out of the cache).
+   * A call id reserved in the window. A second schedule of the same id waits until the call is built ({@link #await});
+   * the call's terminal hook calls {@link #ended}, which lets go of the call and keeps the state it ended in, so
+   * trimming the window reads this one object rather than the call.
    */
-  static final class Known extends CompletableFuture<ToolCall> {
-    volatile boolean ended;
+  static final class Known extends CompletableFuture<Void> { // completes once the call is built (one object an id)
+    private volatile ToolCall call;
+    private volatile ToolCallState endedIn;
+
+    /** The call was built: waiters get it. */
+    void built(ToolCall c) {
+      call = c;
+      complete(null);
+    }
+
+    /** The call could not be built: waiters fail with {@code cause}. */
+    void failed(Throwable cause) {
+      completeExceptionally(cause);
+    }
+
+    /** The call ended in {@code state}: keep the id and the state, let go of the call. */
+    void ended(ToolCallState state) {
+      endedIn = state;
+      call = null;
+    }
+
+    boolean isEnded() {
+      return endedIn != null;
+    }
+
+    /** The state the call ended in, or null while it has not ended. */
+    ToolCallState endedIn() {
+      return endedIn;
+    }
+
+    /**
+     * Waits until the call is built; returns it, or null once it has ended (then {@link #endedIn} says how).
+     *
+     * @throws java.util.concurrent.CompletionException if the call could not be built
+     */
+    ToolCall await() {
+      join();
+      return call;
+    }
+
+    /** The call if it is built and has not ended, else null; does not wait. */
+    ToolCall callNow() {
+      return call;
+    }
   }
 
   private final int cap;
@@ -44,7 +89,7 @@ final class KnownCalls {
       if (map.size() > cap) {
         var it = map.values().iterator();
         while (map.size() > cap && it.hasNext()) {
-          if (it.next().ended) {
+          if (it.next().isEnded()) {
             it.remove();
           } else {
             break;
@@ -60,10 +105,10 @@ final class KnownCalls {
     synchronized (map) {
       map.remove(key, mine);
     }
-    mine.completeExceptionally(cause);
+    mine.failed(cause);
   }
 
-  /** The calls of every reservation in the window, built ones only (for close). */
+  /** The calls of every reservation in the window that are built and have not ended (for close). */
   List<ToolCall> calls() {
     List<Known> all;
     synchronized (map) {
@@ -71,11 +116,18 @@ final class KnownCalls {
     }
     List<ToolCall> calls = new ArrayList<>(all.size());
     for (Known k : all) {
-      ToolCall c = k.getNow(null);
+      ToolCall c = k.callNow();
       if (c != null) {
         calls.add(c);
       }
     }
     return calls;
+  }
+
+  /** How many ids the window holds (for tests). */
+  int size() {
+    synchronized (map) {
+      return map.size();
+    }
   }
 }

@@ -21,7 +21,9 @@ import java.util.concurrent.CompletionStage;
  *       them (only streams that interleave calls notice).</li>
  *   <li><b>Duplicate ids.</b> An id announced twice in one batch gives the second its own call, failed as
  *       {@link FailureKind#DUPLICATE_CALL} on a private bus. An id already scheduled in the session returns that
- *       call; this batch neither fills in its arguments nor runs it again.</li>
+ *       call while it has not ended; this batch neither fills in its arguments nor runs it again. An id whose call
+ *       has ended gets its own call, failed as {@link FailureKind#DUPLICATE_CALL} the same way (the scheduler keeps
+ *       the ids of ended calls, not the calls).</li>
  *   <li><b>Close.</b> After {@link ToolScheduler#close()} an announced call is cancelled at once.</li>
  * </ul>
  *

@@ -52,8 +52,8 @@ final class OpenBatchImpl implements OpenBatch {
       this.claim = claim;
       this.index = index;
       if (claim.fresh()) {
-        claim.call().whenTerminal().thenRun(() -> {
-          claim.known().ended = true; // also when it ends before a run exists (cancelled while streaming)
+        claim.call().whenTerminal().thenAccept(s -> {
+          claim.known().ended(s.state()); // also when it ends before a run exists (cancelled while streaming)
           authorized.complete(null);
         });
       } else {

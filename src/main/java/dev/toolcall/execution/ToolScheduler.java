@@ -215,10 +215,11 @@ public final class ToolScheduler implements AutoCloseable {
 
   /**
    * Schedules the calls of one model response. Returns at once; every call is created (PENDING, its event
-   * published) before this returns. A call id already scheduled in this session returns that call again and runs
-   * nothing twice, as long as that call has not ended or is among the last 4,096 calls scheduled; a duplicate id
-   * within {@code requests} fails the duplicate with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the
-   * original's events are not confused) and leaves the original alone. After {@link #close()}, every call ends CANCELLED at once.
+   * published) before this returns. A call id already scheduled in this session returns that call again while it
+   * has not ended, and runs nothing twice; an id whose call has ended (among the last 4,096 ids scheduled: the
+   * scheduler keeps ids of ended calls, not the calls) and a duplicate id within {@code requests} each get a call of
+   * their own, failed with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not
+   * confused), with a message for the model; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
    *
    * @throws NullPointerException if an argument or element is null
    */
@@ -277,13 +278,18 @@ public final class ToolScheduler implements AutoCloseable {
    */
   Claim claim(String sessionId, CallRequest req, boolean duplicate, boolean validateNow) {
     if (duplicate) {
-      return new Claim(duplicate(sessionId, req), null, false, null);
+      return new Claim(duplicate(sessionId, req, "This response already contains a tool call with id '"
+          + req.callId() + "'; each call needs its own id. The duplicate was not run."), null, false, null);
     }
     Known mine = new Known();
     CallKey key = new CallKey(sessionId, req.callId());
     Known existing = known.reserve(key, mine);
     if (existing != null) {
-      return new Claim(existing.join(), null, false, null);
+      ToolCall same = existing.await();
+      return new Claim(same != null ? same : duplicate(sessionId, req, "Tool call id '" + req.callId()
+          + "' was already used in this session by a call that ended " + existing.endedIn().wireName()
+          + ", and its result was given then; each call needs its own id. This call was not run."),
+          null, false, null);
     }
     Validator.Validation v = null;
     ToolCall call;
@@ -306,7 +312,7 @@ public final class ToolScheduler implements AutoCloseable {
       known.unreserve(key, mine, e);
       throw e;
     }
-    mine.complete(call);
+    mine.built(call);
     counters.scheduled.increment();
     return new Claim(call, v, true, mine);
   }
@@ -344,14 +350,13 @@ public final class ToolScheduler implements AutoCloseable {
 
 
 
-  ToolCall duplicate(String sessionId, CallRequest req) {
+  ToolCall duplicate(String sessionId, CallRequest req, String message) {
     ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
         .arguments(ToolArguments.ofText(req.rawArguments())).clock(clock).ticker(ticker)
         .eventBus(EventBus.create());
     ToolCall dup = cb.build();
     dup.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
-    dup.fail(FailureKind.DUPLICATE_CALL, "This response already contains a tool call with id '" + req.callId()
-        + "'; each call needs its own id. The duplicate was not run.");
+    dup.fail(FailureKind.DUPLICATE_CALL, message);
     return dup;
   }
 

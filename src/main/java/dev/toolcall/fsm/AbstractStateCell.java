@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * order, each exactly once. Drains never overlap: a thread that finds another draining leaves its version to that
  * thread, which loops until nothing is left (a work-in-progress counter: no lock, no lost wake-up). Because each
  * snapshot links to the one it replaced, the drainer finds every undelivered version by walking back from the
- * newest. A {@code deliver} that changes the same cell again (re-entrancy) neither deadlocks nor reorders: the new
+ * newest. A subclass may bound its history: a new version may link an older version (or a copy, or nothing) in place
+ * of the one it replaces, but only when every version it leaves out has been handed off ({@link #isHandedOff}), so the
+ * walk back over the versions not yet handed off never meets a gap. A {@code deliver} that changes the same cell again (re-entrancy) neither deadlocks nor reorders: the new
  * version is handed off after the current {@code deliver} returns.
  *
  * <h2>Thread safety</h2>
@@ -39,12 +41,14 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
   private static final Logger log = LoggerFactory.getLogger(AbstractStateCell.class);
   private static final VarHandle CURRENT;
   private static final VarHandle WIP;
+  private static final VarHandle DELIVERED;
 
   static {
     try {
       MethodHandles.Lookup l = MethodHandles.lookup();
       CURRENT = l.findVarHandle(AbstractStateCell.class, "current", Versioned.class);
       WIP = l.findVarHandle(AbstractStateCell.class, "wip", int.class);
+      DELIVERED = l.findVarHandle(AbstractStateCell.class, "delivered", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -58,7 +62,11 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
   @SuppressWarnings("unused")
   private volatile int wip;
 
-  /** The last version handed off; read and written only by the draining thread (ordered by {@code wip}). */
+  /**
+   * The last version handed off; written only by the draining thread (ordered by {@code wip}), with release, so that
+   * another thread that reads it with acquire ({@link #isHandedOff}) knows every version up to it has been handed off.
+   */
+  @SuppressWarnings("unused")
   private int delivered;
 
   /**
@@ -89,7 +97,8 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    * handed off) to {@link #deliver} before returning.
    *
    * @param expected the snapshot {@code next} was built from, read from {@link #current()}
-   * @param next version {@code expected.version() + 1}, linked to {@code expected}
+   * @param next version {@code expected.version() + 1}, linked to {@code expected} (or, once {@code expected} has
+   *     been handed off, to an older version, a copy of {@code expected} or nothing: a shortened history)
    * @return whether this change won; on false nothing changed and the caller re-reads
    * @throws IllegalStateException if {@code next} is not linked to {@code expected} as the next version (a bug in
    *     the subclass; nothing changes)
@@ -110,10 +119,29 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    * @throws IllegalStateException if {@code next} is not linked to {@code expected} as the next version
    */
   protected final boolean compareAndSet(V expected, V next) {
-    if (next.previous() != expected || next.version() != expected.version() + 1) {
+    if (next.previous() != expected && !shortened(expected, next) || next.version() != expected.version() + 1) {
       throw brokenLink(expected, next);
     }
     return CURRENT.compareAndSet(this, expected, next);
+  }
+
+  /**
+   * Whether {@code next} leaves out of its history only versions already handed off: its previous is older than
+   * {@code expected} (or a copy of it, or absent) and {@code expected} itself has been handed off. The drain walks
+   * back only over versions not yet handed off, so such a shortened chain keeps ordered delivery intact.
+   */
+  private boolean shortened(V expected, V next) {
+    V p = next.previous();
+    return (p == null || p.version() <= expected.version()) && isHandedOff(expected);
+  }
+
+  /**
+   * Whether {@code version} (a version of this cell) has been handed to {@link #deliver}. Once true it stays true.
+   * A subclass that bounds its history uses it: a new version may leave out of its chain ({@link Versioned#previous})
+   * the versions already handed off, and only those.
+   */
+  protected final boolean isHandedOff(V version) {
+    return version.version() <= (int) DELIVERED.getAcquire(this);
   }
 
   /**
@@ -131,7 +159,7 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     if (v.version() != delivered + 1 || wip != 0) {
       throw new IllegalStateException("deliverInitial after a change; use drainPending");
     }
-    delivered = v.version();
+    DELIVERED.setRelease(this, v.version());
     deliverIsolated(v);
   }
 
@@ -164,7 +192,7 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
         } else {
           deliverRange(latest, from);
         }
-        delivered = latest.version();
+        DELIVERED.setRelease(this, latest.version());
       }
       missed = (int) WIP.getAndAdd(this, -missed) - missed;
       if (missed == 0) {

@@ -64,10 +64,20 @@ public final class StateCell<S extends Enum<S>, V extends Versioned<S, V>> exten
   }
 
   /**
+   * Whether {@code version}, a version of this cell, has been handed to the sink; once true it stays true. A
+   * next-function may then link an older version, a copy of it without history, or nothing, in place of it (see
+   * {@link AbstractStateCell}): the way an owner bounds the history its snapshots keep.
+   */
+  public boolean isDelivered(V version) {
+    return isHandedOff(Objects.requireNonNull(version, "version"));
+  }
+
+  /**
    * Moves from {@code expected} to {@code target} if the cell is in {@code expected}.
    *
    * @param next builds the new snapshot from the current one; must return version + 1, state {@code target}, and
-   *     the current snapshot as previous. Pure: it may be called more than once.
+   *     the current snapshot as previous (or a shorter history, see {@link #isDelivered}). Pure: it may be called
+   *     more than once.
    * @return won with the new snapshot, or lost with the current one when the cell was not in {@code expected}
    * @throws IllegalTransitionException if {@code expected -> target} is not an edge (nothing changes)
    */

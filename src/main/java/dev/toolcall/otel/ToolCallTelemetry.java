@@ -217,7 +217,7 @@ public final class ToolCallTelemetry implements Instrumentation {
     @Override
     public void onOutputAppended(ToolCallEvent.OutputAppended e) {
       Open o = calls.get(key(e.snapshot()));
-      long dropped = e.change().dropped();
+      long dropped = e.change().droppedTotal();
       if (o != null && dropped > o.dropped) {
         outputDropped.add(dropped - o.dropped, o.toolAttributes);
         o.dropped = dropped;

@@ -47,16 +47,13 @@ public sealed interface DecisionResult
    * @param winnerState the state the call moved to when the request was resolved (approved, denied, cancelled)
    * @param winnerCause why: the winner's reason, e.g. {@code approved_once}, {@code permission_timeout},
    *     {@code cancelled}
-   * @param current the call as it is now
    */
-  record Lost(String requestId, ToolCallState winnerState, Reason winnerCause, ToolCallSnapshot current)
-      implements DecisionResult {
+  record Lost(String requestId, ToolCallState winnerState, Reason winnerCause) implements DecisionResult {
     /** Checks the parts. */
     public Lost {
       Objects.requireNonNull(requestId, "requestId");
       Objects.requireNonNull(winnerState, "winnerState");
       Objects.requireNonNull(winnerCause, "winnerCause");
-      Objects.requireNonNull(current, "current");
     }
 
     /** The result describing how the request left PERMISSION_PENDING, as seen in {@code current}. */
@@ -67,11 +64,10 @@ public sealed interface DecisionResult
       }
       if (s.previousState() == ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PERMISSION_PENDING) {
         Change c = s.change();
-        return new Lost(requestId, s.state(), c instanceof Reason r ? r : Reason.of("unknown", c.toString()), current);
+        return new Lost(requestId, s.state(), c instanceof Reason r ? r : Reason.of("unknown", c.toString()));
       }
       Change c = current.change();
-      return new Lost(requestId, current.state(), c instanceof Reason r ? r : Reason.of("unknown", c.toString()),
-          current);
+      return new Lost(requestId, current.state(), c instanceof Reason r ? r : Reason.of("unknown", c.toString()));
     }
   }
 

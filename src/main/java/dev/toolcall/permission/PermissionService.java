@@ -122,8 +122,11 @@ public final class PermissionService implements AutoCloseable {
     Pending p = byId.get(id);
     return p == null ? null : p.current();
   });
-  /** Requests resolved recently: id -> the snapshot that resolved them, so a late decision learns what won. */
-  private final Cache<String, ToolCallSnapshot> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
+  /**
+   * Requests resolved recently: id -> what won (its state and reason, never the call or its snapshots), so a late
+   * decision learns it. Bounded in entries; each is a few dozen bytes.
+   */
+  private final Cache<String, DecisionResult.Lost> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
   /** Session id -> its grants (immutable lists, replaced atomically). */
   private final SessionGrants sessionGrants = new SessionGrants();
 
@@ -339,7 +342,7 @@ public final class PermissionService implements AutoCloseable {
     }
     s = leftPending(s);
     String id = p.request.requestId();
-    resolved.put(id, s);
+    resolved.put(id, DecisionResult.Lost.of(id, s));
     byId.remove(id, p);
     requestListeners.resolved(id);
     queue.remove(p);
@@ -431,8 +434,8 @@ public final class PermissionService implements AutoCloseable {
     }
     Pending p = byId.get(requestId);
     if (p == null) {
-      ToolCallSnapshot s = resolved.getIfPresent(requestId);
-      return s == null ? new DecisionResult.UnknownRequest(requestId) : DecisionResult.Lost.of(requestId, s);
+      DecisionResult.Lost lost = resolved.getIfPresent(requestId);
+      return lost == null ? new DecisionResult.UnknownRequest(requestId) : lost;
     }
     ToolCall call = p.call;
     ToolCallSnapshot s = call.snapshot();

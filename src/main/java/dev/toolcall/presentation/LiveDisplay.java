@@ -83,6 +83,7 @@ public final class LiveDisplay implements AutoCloseable {
   private boolean paused;
   private final Map<String, Integer> loggedVersion = new HashMap<>();
   private final Map<String, StringBuilder> partialOutput = new HashMap<>();
+  private final Map<String, Long> loggedChars = new HashMap<>();
   private boolean failedOnce;
   private boolean footerFailedOnce;
 
@@ -410,6 +411,18 @@ public final class LiveDisplay implements AutoCloseable {
         Change c = s.change();
         if (c instanceof Change.OutputAppended o) {
           StringBuilder partial = partialOutput.computeIfAbsent(s.callId(), k -> new StringBuilder());
+          long missed = o.outputChars() - o.chunk().length() - loggedChars.getOrDefault(s.callId(), 0L);
+          loggedChars.put(s.callId(), o.outputChars());
+          if (missed > 0) { // chunks the call's history let go before this display got to them: the tail has the end
+            int inTail = Math.max(0, o.tail().length() - o.chunk().length());
+            if (missed > inTail) {
+              flushPartial(s.callId(), v, b);
+              b.append(renderer.body(v, "… " + (missed - inTail) + " chars of output not shown", null)).append('\n');
+              partial = partialOutput.computeIfAbsent(s.callId(), k -> new StringBuilder());
+              missed = inTail;
+            }
+            partial.append(o.tail(), (int) (inTail - missed), inTail);
+          }
           partial.append(o.chunk());
           int nl;
           while ((nl = partial.indexOf("\n")) >= 0) {

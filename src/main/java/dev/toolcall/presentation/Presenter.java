@@ -231,35 +231,24 @@ public final class Presenter {
 
   /** Fills {@code tail} with the last output lines and returns the number of writes dropped in all. */
   private long output(ToolCallSnapshot snapshot, List<String> tail) {
-    long dropped = 0;
-    List<String> chunks = new ArrayList<>();
-    int breaks = 0;
+    Change.OutputAppended last = null;
     for (ToolCallSnapshot s = snapshot; s != null; s = s.previous()) {
       if (s.change() instanceof Change.OutputAppended o) {
-        dropped += o.dropped();
-        if (outputTailLines > 0 && breaks <= outputTailLines) { // one break more: the last line may end in one
-          chunks.add(o.chunk());
-          breaks += count(o.chunk(), '\n');
-        }
+        last = o;
+        break;
       }
     }
-    if (chunks.isEmpty()) {
-      return dropped;
+    if (last == null) {
+      return 0;
     }
-    Collections.reverse(chunks);
-    List<String> lines = Text.lines(String.join("", chunks));
-    tail.addAll(lines.subList(Math.max(0, lines.size() - outputTailLines), lines.size()));
-    return dropped;
-  }
-
-  private static int count(String s, char c) {
-    int n = 0;
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) == c) {
-        n++;
+    if (outputTailLines > 0) {
+      List<String> lines = Text.lines(last.tail());
+      if (last.tail().length() < last.outputChars() && lines.size() > 1) {
+        lines = lines.subList(1, lines.size()); // the first line of a cut tail is a line's end only
       }
+      tail.addAll(lines.subList(Math.max(0, lines.size() - outputTailLines), lines.size()));
     }
-    return n;
+    return last.droppedTotal();
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.toolcall.FailureKind;
 import dev.toolcall.Reason;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.testing.Histories;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.ToolArguments;
 import java.time.Duration;
@@ -158,13 +159,8 @@ class EventOrderingConcurrencyTest {
     }
   }
 
-  /** The events are exactly the snapshots of the history, version 0 to the last, each once, in order. */
+  /** The events are every version, 0 to the last, each once, in order, and agree with the retained history. */
   static void assertEqualsHistory(List<Event> events, ToolCallSnapshot last) {
-    List<ToolCallSnapshot> history = last.versions();
-    assertThat(events).hasSize(history.size());
-    for (int i = 0; i < history.size(); i++) {
-      assertThat(events.get(i).version()).isEqualTo(i);
-      assertThat(((ToolCallEvent) events.get(i)).snapshot()).isSameAs(history.get(i));
-    }
+    Histories.assertSeenEveryVersionOf(events.stream().map(e -> ((ToolCallEvent) e).snapshot()).toList(), last);
   }
 }

@@ -186,8 +186,10 @@ class OpenBatchTest {
 
     List<CallResult> results = await(ob.seal());
 
-    assertThat(results.get(0).snapshot()).as("the call of the earlier batch, unchanged")
-        .isEqualTo(first.get(0).snapshot());
+    assertThat(results.get(0).outcome()).as("the id of the earlier batch's ended call: refused, not run")
+        .isInstanceOfSatisfying(Outcome.Failed.class,
+            f -> assertThat(f.kind()).isEqualTo(FailureKind.DUPLICATE_CALL));
+    assertThat(first.get(0).outcome()).isInstanceOf(Outcome.Completed.class);
     assertThat(results.get(2).outcome()).isInstanceOfSatisfying(Outcome.Failed.class,
         f -> assertThat(f.kind()).isEqualTo(FailureKind.DUPLICATE_CALL));
     assertThat(results.get(1).outcome()).isInstanceOf(Outcome.Completed.class);

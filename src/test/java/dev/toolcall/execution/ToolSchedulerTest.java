@@ -293,7 +293,11 @@ class ToolSchedulerTest {
     assertThat(r.get(1).outcome()).isInstanceOfSatisfying(Outcome.Failed.class,
         f -> assertThat(f.kind()).isEqualTo(FailureKind.DUPLICATE_CALL));
     List<CallResult> again = await(s.schedule("s", List.of(CallRequest.of("1", "t", "{\"a\":3}"))));
-    assertThat(again.get(0).outcome()).isEqualTo(new Outcome.Completed("t:{\"a\":1}"));
+    assertThat(again.get(0).outcome()).as("the id of an ended call: refused, for the model to read")
+        .isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+          assertThat(f.kind()).isEqualTo(FailureKind.DUPLICATE_CALL);
+          assertThat(f.message()).contains("'1' was already used", "ended completed");
+        });
     assertThat(t.entries).hasValue(1);
     // the original's events were never mixed with the duplicate's
     assertThat(rec.eventsOf("1")).extracting(e -> e.version()).containsExactly(0L, 1L, 2L);
@@ -301,7 +305,8 @@ class ToolSchedulerTest {
 
   /**
    * The window of known call ids lets go of ended calls only: a call still running stays known however many calls
-   * come after it, so scheduling its id again returns it and runs nothing twice; a recent ended call is known too.
+   * come after it, so scheduling its id again returns it and runs nothing twice; a recent ended call's id is known
+   * too, and its reuse is refused without running anything.
    */
   @Test
   void aCallNotYetEndedStaysKnownAfterManyLaterCalls() throws Exception {
@@ -323,9 +328,10 @@ class ToolSchedulerTest {
     Batch again = s.schedule("s", List.of(CallRequest.of("keep", "block", "{}"), CallRequest.of("q59-99", "quick",
         "{}")));
     assertThat(again.calls().get(0)).isSameAs(first.calls().get(0));
-    assertThat(again.calls().get(1).state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(again.calls().get(1).state()).isEqualTo(ToolCallState.FAILED);
     release.countDown();
-    assertThat(await(again)).extracting(r -> r.snapshot().state()).containsOnly(ToolCallState.COMPLETED);
+    assertThat(await(again)).extracting(r -> r.snapshot().state())
+        .containsExactly(ToolCallState.COMPLETED, ToolCallState.FAILED);
     assertThat(block.entries).hasValue(1);
     assertThat(quick.entries).hasValue(6000);
   }
@@ -355,7 +361,7 @@ class ToolSchedulerTest {
 
   /** The window keeps the last N ended calls: an id repeated within it returns the call, one older runs anew. */
   @Test
-  void anEndedCallOlderThanTheWindowIsScheduledAnew() throws Exception {
+  void anEndedCallsIdIsRefusedForTheModelAndAnIdOlderThanTheWindowIsScheduledAnew() throws Exception {
     Counting t = echo("t", true);
     ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(Authorizer.ALLOW_ALL).executor(Runnable::run)
         .knownCallsWindow(2), t.tool);
@@ -365,13 +371,42 @@ class ToolSchedulerTest {
       assertThat(await(b).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
       first.add(b.calls().get(0));
     }
+    assertThat(s.known.calls()).as("the window keeps ids of ended calls, not the calls").isEmpty();
     Batch recent = s.schedule("s", List.of(CallRequest.of("c", "t", "{}")));
-    assertThat(recent.calls().get(0)).isSameAs(first.get(2));
+    assertThat(recent.calls().get(0)).isNotSameAs(first.get(2));
+    assertThat(await(recent).get(0).outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+      assertThat(f.kind()).isEqualTo(FailureKind.DUPLICATE_CALL);
+      assertThat(f.message()).contains("'c' was already used", "ended completed", "not run");
+    });
     assertThat(t.entries).hasValue(3);
     Batch old = s.schedule("s", List.of(CallRequest.of("a", "t", "{}")));
     assertThat(old.calls().get(0)).isNotSameAs(first.get(0));
     assertThat(await(old).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
     assertThat(t.entries).hasValue(4);
+  }
+
+  /**
+   * Issue 14, defect 8: the window of known ids keeps ids, not calls. Calls with 64 KB results, once ended and let go
+   * by the caller, are collected although their ids are still in the window.
+   */
+  @Test
+  void theWindowOfKnownIdsLetsEndedCallsBeCollected() throws Exception {
+    String big = "r".repeat(64 * 1024);
+    Tool tool = Tool.of(def("big").build(), inv -> ToolResult.of(big + inv.arguments().raw()));
+    ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(Authorizer.ALLOW_ALL).executor(Runnable::run),
+        tool);
+    List<java.lang.ref.WeakReference<ToolCall>> refs = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      Batch b = s.schedule("s", List.of(CallRequest.of("id" + i, "big", "{\"n\":" + i + "}")));
+      assertThat(await(b).get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+      refs.add(new java.lang.ref.WeakReference<>(b.calls().get(0)));
+    }
+    assertThat(s.known.size()).isEqualTo(200);
+    for (int i = 0; i < 50 && refs.stream().anyMatch(r -> r.get() != null); i++) {
+      System.gc();
+      Thread.sleep(10); // lets the collector clear references; a measurement, not a race
+    }
+    assertThat(refs).as("no ended call is kept reachable by the scheduler").allMatch(r -> r.get() == null);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.ToolCall;
 import dev.toolcall.event.EventBus;
+import dev.toolcall.testing.Heap;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,14 +21,7 @@ import org.junit.jupiter.api.Test;
 class PermissionMemoryTest {
 
   static long usedAfterGc() throws InterruptedException {
-    Runtime rt = Runtime.getRuntime();
-    long best = Long.MAX_VALUE;
-    for (int i = 0; i < 5; i++) {
-      System.gc();
-      Thread.sleep(50); // lets the collector finish; a measurement, not a race
-      best = Math.min(best, rt.totalMemory() - rt.freeMemory());
-    }
-    return best;
+    return Heap.usedAfterGc();
   }
 
   @Test

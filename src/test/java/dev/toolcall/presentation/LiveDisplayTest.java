@@ -35,6 +35,34 @@ class LiveDisplayTest {
     return bytes.toString(StandardCharsets.UTF_8);
   }
 
+  /**
+   * A display that polls snapshots (no bus) after the call's history let go of earlier chunks: the lines come from
+   * the tail, each once; what the tail no longer holds is reported, not silently lost.
+   */
+  @Test
+  void plainLogOfPolledSnapshotsRecoversOutputTheHistoryLetGoFromTheTail() throws Exception {
+    LiveDisplay live = renderer(false).live(out, Duration.ofMillis(20));
+    ToolCall read = calls.call("c1", "read_file", "a.txt");
+    calls.run(read);
+    read.appendOutput("one\n", 1, 0);
+    live.track(read.snapshot());
+    live.refresh();
+    read.appendOutput("two\n", 2, 0);
+    read.appendOutput("three\n", 3, 0); // "two" is let go from the history before the display sees it
+    live.track(read.snapshot());
+    live.refresh();
+    read.appendOutput("x".repeat(5_000) + "\n", 4, 0);
+    read.appendOutput("last\n", 5, 0);
+    live.track(read.snapshot());
+    live.close();
+
+    List<String> body = output().lines().filter(l -> l.contains("│")).toList();
+    assertThat(body).startsWith("  │ one", "  │ two", "  │ three");
+    assertThat(body).contains("  │ last");
+    assertThat(body).anyMatch(l -> l.contains("chars of output not shown"));
+    assertThat(body.stream().filter(l -> l.equals("  │ two")).count()).as("each line once").isEqualTo(1);
+  }
+
   @Test
   void plainLogFromABusWritesEveryChangeOnceInOrderWithoutEscapes() throws Exception {
     LiveDisplay live = renderer(false).live(out, Duration.ofMillis(20)).attach(calls.bus);
