@@ -23,6 +23,8 @@ public record Reason(String code, String message) implements Change {
   public static final Reason APPROVED_ALWAYS = new Reason("approved_always", "approved always");
   /** A rule, grant or approval mode allowed the call without asking. */
   public static final Reason AUTO_APPROVED = new Reason("auto_approved", "auto-approved");
+  /** A version rebuilt from a runtime snapshot by {@link ToolCallRuntime#restore} (a state change it had made). */
+  public static final Reason RESTORED = new Reason("restored", "restored from a runtime snapshot");
   /** Execution begins. */
   public static final Reason STARTED = new Reason("started", "execution started");
   /**

@@ -9,7 +9,9 @@ import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -44,6 +46,8 @@ public final class ToolCallRuntime implements AutoCloseable {
   private final DeadlineTimer timer;
   private final boolean ownsTimer;
   private final List<Instrumentation> instrumentations;
+  private final Clock clock;
+  private final Ticker ticker;
 
   private ToolCallRuntime(Builder b) {
     this.bus = b.bus == null ? EventBus.create() : b.bus;
@@ -61,6 +65,8 @@ public final class ToolCallRuntime implements AutoCloseable {
     b.scheduler.accept(sb);
     this.scheduler = sb.build();
     this.closeGrace = b.closeGrace;
+    this.clock = b.clock;
+    this.ticker = b.ticker;
     this.instrumentations = List.copyOf(b.instrumentations);
     for (Instrumentation i : instrumentations) {
       i.attach(this);
@@ -125,6 +131,67 @@ public final class ToolCallRuntime implements AutoCloseable {
   /** Schedules the tool calls of one model response; see {@link ToolScheduler#schedule}. */
   public Batch schedule(String sessionId, List<CallRequest> requests) {
     return scheduler.schedule(sessionId, requests);
+  }
+
+  /**
+   * The durable state of this runtime now: every call that has not ended (in the order they were scheduled), the
+   * request each waiting call waits on with its absolute deadline, and the session grants. Each call is read once, so
+   * calls changing meanwhile are captured at some version each; take it when the runtime is quiet (before a planned
+   * restart, or after each change worth keeping) and write it with {@link RuntimeSnapshot#writeTo}.
+   */
+  public RuntimeSnapshot snapshot() {
+    List<dev.toolcall.permission.PermissionRequest> queue = permissions.pending();
+    Map<String, java.time.Instant> askedAt = new java.util.HashMap<>();
+    queue.forEach(r -> askedAt.put(r.requestId(), r.createdAt()));
+    List<RuntimeSnapshot.Call> calls = new ArrayList<>();
+    for (ToolCall c : scheduler.activeCalls()) {
+      ToolCallSnapshot s = c.snapshot();
+      if (!s.isTerminal()) {
+        calls.add(RuntimeRestore.callOf(s, askedAt));
+      }
+    }
+    List<RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
+    new java.util.TreeMap<>(permissions.sessionGrants()).forEach((session, list) -> list.forEach(g -> grants.add(
+        new RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments().form(), g.createdAt(),
+            g.expiresAt()))));
+    java.util.Set<String> waiting = new java.util.LinkedHashSet<>();
+    for (RuntimeSnapshot.Call c : calls) {
+      if (c.permission() != null) {
+        waiting.add(c.permission().requestId());
+      }
+    }
+    List<String> order = new ArrayList<>();
+    for (dev.toolcall.permission.PermissionRequest r : queue) { // the queue's order
+      if (waiting.remove(r.requestId())) {
+        order.add(r.requestId());
+      }
+    }
+    order.addAll(waiting); // opened while this was read: after the others
+    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, clock.instant(), calls, order, grants);
+  }
+
+  /**
+   * Brings back the calls, requests and session grants of {@code snapshot} (taken by {@link #snapshot()}, usually by
+   * another process before a restart) into this runtime, and returns one batch per session, in the order the
+   * sessions first appear, whose results are what the model is owed for those calls. Ids, versions, arguments
+   * versions, attempts and request ids are kept, and the requests re-open in the order they were first asked, with
+   * their absolute deadlines. By state (see {@link ToolScheduler#resume}):
+   * <ul>
+   *   <li>{@code pending}: validated and authorized as a new call;</li>
+   *   <li>{@code permission_pending}: waits again on the same request id; a deadline that passed while the process
+   *       was down denies it at once, once, saying so;</li>
+   *   <li>{@code permission_approved}: runs once;</li>
+   *   <li>{@code running}: it may have partly run: FAILED {@code outcome_unknown} for the model, unless its tool is
+   *       idempotent, which runs it again as the next attempt.</li>
+   * </ul>
+   * Nothing is published for a restored version itself; each change after it is. A call id already known in its
+   * session fails as a duplicate instead of running.
+   *
+   * @throws CorruptSnapshotException if a grant's arguments are not in the store's spelling; nothing is restored
+   */
+  public Map<String, Batch> restore(RuntimeSnapshot snapshot) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    return new RuntimeRestore(this, clock, ticker).restore(snapshot);
   }
 
   /**

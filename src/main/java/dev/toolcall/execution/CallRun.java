@@ -58,6 +58,10 @@ final class CallRun implements Runnable, Permits.Waiter {
   final java.util.concurrent.ConcurrentLinkedQueue<ToolCall> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
   /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
   CompletableFuture<Void> authorized;
+  /** Set before start for a call resumed from a snapshot: the decision, in place of the authorizer's. */
+  CompletionStage<ToolCallSnapshot> resumedDecision;
+  /** Set before start for a call resumed RUNNING that runs again (an idempotent tool): no second move to RUNNING. */
+  boolean resumedRunning;
   CallRun nextDeferred; // the batch's scheduling thread only: the next run to hand to the executor at seal
   /**
    * NO_PERMIT, HOLDS_PERMIT, NESTED, or ENDED once the terminal hook ran (which releases a held permit);
@@ -85,13 +89,13 @@ final class CallRun implements Runnable, Permits.Waiter {
       return;
     }
     if (validation instanceof Validator.Invalid bad) {
-      call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, ToolScheduler.VALIDATING);
-      call.fail(bad.kind(), bad.message());
+      failOrCancel(bad.kind(), bad.message()); // PENDING -> RUNNING (validating) -> FAILED; a resumed call likewise
       return;
     }
     CompletionStage<ToolCallSnapshot> decided;
     try {
-      decided = Objects.requireNonNull(sched.authorizer.authorize(call, tool.definition()), "authorizer returned null");
+      decided = resumedDecision != null ? resumedDecision
+          : Objects.requireNonNull(sched.authorizer.authorize(call, tool.definition()), "authorizer returned null");
     } catch (RuntimeException | Error e) { // user code: an Error ends the call too
       ToolScheduler.log.error("authorizer failed for call {} ({})", call.callId(), call.toolName(), e);
       call.cancel("the permission check failed: " + ToolScheduler.defaultErrorText(e));
@@ -241,6 +245,14 @@ final class CallRun implements Runnable, Permits.Waiter {
       return;
     }
     ToolArguments args = s.arguments();
+    if (resumedRunning && s.state() == ToolCallState.RUNNING) { // resumed: its retry is recorded, run that attempt
+      sched.nesting.started(this);
+      if (call.isTerminal()) {
+        sched.nesting.ended(this);
+      }
+      attempt(tool, args, s.attempt(), true);
+      return;
+    }
     Validator.Validation edited = null;
     if (s.argumentsVersion() != 0) {
       edited = sched.validator.revalidate(tool, args);

@@ -5,6 +5,7 @@ import dev.toolcall.FailureKind;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.ToolSetEvent;
@@ -315,6 +316,94 @@ public final class ToolScheduler implements AutoCloseable {
     mine.built(call);
     counters.scheduled.increment();
     return new Claim(call, v, true, mine);
+  }
+
+  /**
+   * Takes over calls restored from a runtime snapshot (after a restart), keeping their ids, versions, arguments
+   * versions and attempts, as one batch of {@code sessionId} in the given order. Nothing is published for a restored
+   * version itself; each later change is. By state:
+   * <ul>
+   *   <li>{@code pending}: validated and authorized as a new call would be;</li>
+   *   <li>{@code permission_pending}: {@code waiting} re-opens its request and its stage decides, as the authorizer's
+   *       would;</li>
+   *   <li>{@code permission_approved}: runs once, when its turn comes;</li>
+   *   <li>{@code running}: the process stopped while the tool ran, so it may have partly run. A tool declared
+   *       idempotent runs again as the next attempt (a {@code RetryScheduled} records it); any other ends FAILED
+   *       {@link FailureKind#OUTCOME_UNKNOWN} with a message for the model, and is not run again.</li>
+   * </ul>
+   * A call whose tool is gone or whose arguments no longer validate ends FAILED (or CANCELLED while it waits for
+   * permission) with the reason. An id already known in the session gets a {@code DUPLICATE_CALL} failure instead.
+   *
+   * @param restored snapshots of {@code sessionId}'s calls that have not ended, usually without history
+   * @param waiting re-opens the request of a call waiting for permission
+   * @throws IllegalArgumentException if a snapshot is terminal or of another session
+   */
+  public Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(waiting, "waiting");
+    List<ToolCallSnapshot> snaps = List.copyOf(restored);
+    for (ToolCallSnapshot s : snaps) {
+      if (s.isTerminal() || !s.identity().sessionId().equals(sessionId)) {
+        throw new IllegalArgumentException("restored must hold calls of session '" + sessionId
+            + "' that have not ended; got " + s);
+      }
+    }
+    BatchImpl batch = new BatchImpl(this, snaps.size(), true);
+    for (ToolCallSnapshot s : snaps) {
+      Validator.Validation v = validator.validate(s.toolName(), s.arguments().raw());
+      ToolCallSnapshot typed = v instanceof Validator.Valid ok ? new ToolCallSnapshot(s.identity(), s.state(),
+          s.version(), ok.arguments(), s.argumentsVersion(), s.attempt(), null, s.change(), s.tick(), s.previous())
+          : s;
+      CallKey key = new CallKey(sessionId, s.callId());
+      Known mine = new Known();
+      if (known.reserve(key, mine) != null) {
+        CallRequest req = CallRequest.of(s.callId(), s.toolName(), s.arguments().raw());
+        ToolCall dup = duplicate(sessionId, req, "Tool call id '" + s.callId() + "' is already known in this"
+            + " session, so the restored call was not run.");
+        admit(new Claim(dup, null, false, null), batch, batch.append(dup), null, null);
+        continue;
+      }
+      ToolCall call = ToolCall.restore(typed, bus, ticker);
+      mine.built(call);
+      counters.scheduled.increment();
+      CallRun run = new CallRun(this, call, v, batch, mine);
+      Tool tool = v instanceof Validator.Valid ok ? ok.tool() : null;
+      if (tool != null) {
+        switch (typed.state()) {
+          case PERMISSION_PENDING -> run.resumedDecision = waiting.authorize(call, tool.definition());
+          case PERMISSION_APPROVED -> run.resumedDecision = CompletableFuture.completedFuture(call.snapshot());
+          case RUNNING -> {
+            if (tool.definition().idempotent()) {
+              call.scheduleRetry(typed.attempt() + 1, Duration.ZERO, "The process stopped while attempt "
+                  + typed.attempt() + " ran; the tool is idempotent, so it runs again.");
+              run.resumedRunning = true;
+            } else {
+              call.fail(FailureKind.OUTCOME_UNKNOWN, "Outcome unknown: the process stopped while the tool ran, so"
+                  + " it may have partly run. It was not run again; check its effects before calling it again.");
+            }
+            run.resumedDecision = CompletableFuture.completedFuture(call.snapshot());
+          }
+          default -> { } // PENDING: the authorizer decides, as for a new call
+        }
+      }
+      int index = batch.append(call);
+      if (call.identity().parentCallId() != null) {
+        nesting.link(call);
+      }
+      boolean readOnly = tool == null || tool.definition().readOnly();
+      int turn = batch.attach(index, order, readOnly, run);
+      run.start(turn);
+    }
+    batch.seal();
+    return batch;
+  }
+
+  /**
+   * The calls scheduled here that have not ended, in the order they were scheduled: what a runtime snapshot holds.
+   * A call may end while this is read; a caller reads each one's snapshot once.
+   */
+  public List<ToolCall> activeCalls() {
+    return known.calls();
   }
 
   static ToolArguments argumentsOf(Validator.Validation v) {

@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -316,6 +317,69 @@ public final class PermissionService implements AutoCloseable {
     return p.result.minimalCompletionStage();
   }
 
+  /**
+   * Re-opens the request of a call restored PERMISSION_PENDING from a snapshot (after a restart): the call's current
+   * version is the restored one, whose change is its {@link Change.PermissionAsked} (request id, arguments version,
+   * absolute deadline and its tick on this runtime's ticker). The request keeps its id, so a decision made for it
+   * before or after the restart names the same request; it joins the queue behind the requests already in it. A
+   * deadline that passed while the process was down denies the call at once, once, as a timeout with a reason that
+   * says so. Otherwise it is as {@link #authorize}: the stage completes with the version that left
+   * PERMISSION_PENDING.
+   *
+   * @param askedAt when the request was first opened (its {@link PermissionRequest#createdAt()})
+   * @throws IllegalArgumentException if the call is not PERMISSION_PENDING with its request as its change, or a
+   *     request of that id is already open
+   */
+  public CompletionStage<ToolCallSnapshot> resume(ToolCall call, ToolDefinition definition, Instant askedAt) {
+    Objects.requireNonNull(call, "call");
+    Objects.requireNonNull(definition, "definition");
+    Objects.requireNonNull(askedAt, "askedAt");
+    ToolCallSnapshot s = call.snapshot();
+    if (s.isTerminal()) {
+      return done(s);
+    }
+    if (s.state() != ToolCallState.PERMISSION_PENDING || !(s.change() instanceof Change.PermissionAsked asked)) {
+      throw new IllegalArgumentException("call " + call.callId() + " must be PERMISSION_PENDING as restored, with"
+          + " its PermissionAsked as its change; was " + s);
+    }
+    if (queue.isClosed()) {
+      return done(call.cancel(CLOSED).snapshot());
+    }
+    String id = asked.requestId();
+    Duration timeout = Duration.between(askedAt, asked.deadline());
+    PermissionRequest request = new PermissionRequest(id, call.callId(), call.sessionId(), call.toolName(),
+        s.arguments(), s.argumentsVersion(), askedAt, asked.deadline(), asked.deadlineTick());
+    Pending p = new Pending(sequence.incrementAndGet(), call, timeout, request);
+    if (byId.putIfAbsent(id, p) != null) {
+      throw new IllegalArgumentException("a permission request with id '" + id + "' is already open");
+    }
+    long left = asked.deadlineTick() - ticker.read();
+    if (left <= 0) {
+      TransitionResult<ToolCallSnapshot> r = call.deny(DenialSource.TIMEOUT, "Its deadline passed while the"
+          + " process was down: nobody answered within " + Durations.format(timeout) + ", so it was not run.");
+      finish(p, r.snapshot());
+      return done(r.snapshot());
+    }
+    log.debug("permission request {} of call {} ({}) resumed, deadline in {}", id, call.callId(), call.toolName(),
+        Duration.ofNanos(left));
+    queue.put(p);
+    if (!requestListeners.isEmpty()) {
+      requestListeners.opened(p.request);
+    }
+    p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(left));
+    call.whenTerminal().thenAccept(t -> finish(p, t));
+    if (p.done.get()) {
+      queue.remove(p);
+      p.cancelTimer();
+    } else {
+      queue.signalWaiters();
+    }
+    if (queue.isClosed()) {
+      finish(p, call.cancel(CLOSED).snapshot());
+    }
+    return p.result.minimalCompletionStage();
+  }
+
   private void onDeadline(Pending p) {
     if (p.done.get()) {
       return;
@@ -555,6 +619,21 @@ public final class PermissionService implements AutoCloseable {
   /** The grants made by "approve for session" in {@code sessionId}, oldest first. */
   public List<Grant> sessionGrants(String sessionId) {
     return sessionGrants.of(Objects.requireNonNull(sessionId, "sessionId"));
+  }
+
+  /** The grants made by "approve for session" in every session (what a runtime snapshot keeps). */
+  public Map<String, List<Grant>> sessionGrants() {
+    return sessionGrants.all();
+  }
+
+  /**
+   * Adds a grant to {@code sessionId} as if "approve for session" had made it: a grant restored from a snapshot, or
+   * one the application makes itself. It applies to the next request of the session.
+   */
+  public void addSessionGrant(String sessionId, Grant grant) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(grant, "grant");
+    sessionGrants.add(sessionId, grant);
   }
 
   /** Revokes one session grant; returns whether there was one. */

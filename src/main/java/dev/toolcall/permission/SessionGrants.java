@@ -2,6 +2,7 @@ package dev.toolcall.permission;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,6 +21,11 @@ final class SessionGrants {
   /** Adds {@code grant} to its session's list. */
   void add(String sessionId, Grant grant) {
     bySession.merge(sessionId, List.of(grant), SessionGrants::concat);
+  }
+
+  /** Every session's grants, sessions in no particular order, each list oldest first. */
+  Map<String, List<Grant>> all() {
+    return Map.copyOf(bySession);
   }
 
   /** Removes the grant {@code grantId} of {@code sessionId}; whether there was one. */

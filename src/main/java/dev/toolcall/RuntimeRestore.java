@@ -1,0 +1,164 @@
+package dev.toolcall;
+
+import dev.toolcall.execution.Authorizer;
+import dev.toolcall.execution.Batch;
+import dev.toolcall.permission.ArgumentPattern;
+import dev.toolcall.permission.Grant;
+import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.tool.ToolDefinition;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The two directions between live calls and a {@link RuntimeSnapshot}: a call's document entry from its snapshot,
+ * and a restored call's snapshot from its entry (a history of its state changes, at the versions and times they were
+ * made, on this runtime's ticker), plus the restore itself.
+ */
+final class RuntimeRestore {
+  private final ToolCallRuntime runtime;
+  private final Instant now;
+  private final long nowTick;
+
+  RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker) {
+    this.runtime = runtime;
+    this.now = clock.instant();
+    this.nowTick = ticker.read();
+  }
+
+  /**
+   * The document entry of a call that has not ended; {@code askedAt} gives the wall-clock time each open request was
+   * opened at (the service's own reading), where known.
+   */
+  static RuntimeSnapshot.Call callOf(ToolCallSnapshot s, Map<String, Instant> askedAt) {
+    ToolCallIdentity id = s.identity();
+    List<RuntimeSnapshot.Step> path = new ArrayList<>();
+    path.add(new RuntimeSnapshot.Step(ToolCallState.PENDING, 0, id.createdAt()));
+    List<ToolCallSnapshot> kept = s.versions();
+    ToolCallSnapshot first = kept.get(0);
+    if (first.version() != 0 && first.state() != ToolCallState.PENDING) { // a history cut by a user's restore
+      path.add(new RuntimeSnapshot.Step(first.state(), first.version(), first.timestamp()));
+    }
+    for (StateTransition t : s.history()) {
+      path.add(new RuntimeSnapshot.Step(t.to(), t.version(), t.at()));
+    }
+    RuntimeSnapshot.PermissionWait wait = null;
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      for (ToolCallSnapshot v = s; v != null && v.state() == ToolCallState.PERMISSION_PENDING; v = v.previous()) {
+        if (v.change() instanceof Change.PermissionAsked asked) {
+          wait = new RuntimeSnapshot.PermissionWait(asked.requestId(),
+              askedAt.getOrDefault(asked.requestId(), v.timestamp()), asked.deadline());
+          break;
+        }
+      }
+      if (wait == null) {
+        throw new IllegalStateException("call " + s.callId() + " waits for permission without its request in its"
+            + " history: " + s);
+      }
+    }
+    return new RuntimeSnapshot.Call(id.sessionId(), id.callId(), id.toolName(), id.parentCallId(), id.origin(),
+        id.createdAt(), s.state(), s.version(), s.arguments().raw(), s.argumentsVersion(), s.attempt(), path, wait);
+  }
+
+  /** The restored call's snapshot: a chain of its state changes, the last being its current version. */
+  ToolCallSnapshot snapshotOf(RuntimeSnapshot.Call c) {
+    ToolCallIdentity id = new ToolCallIdentity(c.callId(), c.toolName(), c.sessionId(), c.parentCallId(),
+        c.createdAt(), tickOf(c.createdAt()), c.origin());
+    ToolArguments args = ToolArguments.ofText(c.arguments());
+    ToolCallSnapshot s = null;
+    List<RuntimeSnapshot.Step> path = c.path();
+    for (int i = 0; i < path.size(); i++) {
+      RuntimeSnapshot.Step step = path.get(i);
+      boolean head = i == path.size() - 1 && step.version() == c.version();
+      Change change = i == 0 ? Change.Created.INSTANCE
+          : step.state() == ToolCallState.RUNNING ? Reason.STARTED : Reason.RESTORED;
+      if (head && c.permission() != null) {
+        change = asked(c.permission(), c.argumentsVersion());
+      }
+      int attempt = step.state() == ToolCallState.RUNNING ? Math.max(1, c.attempt()) : 0;
+      s = new ToolCallSnapshot(id, step.state(), step.version(), args, Math.min(c.argumentsVersion(), step.version()),
+          attempt, null, change, tickOf(step.at()), s);
+    }
+    if (s.version() != c.version()) {
+      Change change = c.permission() != null ? asked(c.permission(), c.argumentsVersion()) : Reason.RESTORED;
+      s = new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), null, change,
+          c.permission() != null ? tickOf(c.permission().askedAt()) : tickOf(now), s);
+    }
+    return s;
+  }
+
+  private Change.PermissionAsked asked(RuntimeSnapshot.PermissionWait w, int argumentsVersion) {
+    return new Change.PermissionAsked(w.requestId(), argumentsVersion, w.deadline(), tickOf(w.deadline()));
+  }
+
+  /** A wall-clock instant as a reading of this runtime's ticker (only differences of ticks mean anything). */
+  long tickOf(Instant t) {
+    Duration d = Duration.between(now, t);
+    long nanos;
+    try {
+      nanos = d.toNanos();
+    } catch (ArithmeticException e) { // more than 292 years away: as far as a tick can say
+      nanos = d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
+    }
+    return nowTick + nanos;
+  }
+
+  Map<String, Batch> restore(RuntimeSnapshot snapshot) {
+    List<Map.Entry<String, Grant>> grants = new ArrayList<>();
+    for (int i = 0; i < snapshot.sessionGrants().size(); i++) {
+      RuntimeSnapshot.SessionGrant g = snapshot.sessionGrants().get(i);
+      ArgumentPattern pattern = ArgumentPattern.parse(g.arguments());
+      if (!pattern.form().equals(g.arguments())) {
+        throw new CorruptSnapshotException("sessionGrants[" + i + "]", "arguments '" + g.arguments()
+            + "' are not written the way the store writes them ('*', 'prefix:*' or an exact command)");
+      }
+      grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), pattern, g.createdAt(),
+          g.expiresAt())));
+    }
+    Map<String, List<ToolCallSnapshot>> bySession = new LinkedHashMap<>();
+    Map<String, Instant> askedAt = new java.util.HashMap<>();
+    for (RuntimeSnapshot.Call c : snapshot.calls()) {
+      if (c.permission() != null) {
+        askedAt.put(c.permission().requestId(), c.permission().askedAt());
+      }
+      bySession.computeIfAbsent(c.sessionId(), k -> new ArrayList<>()).add(snapshotOf(c));
+    }
+    for (Map.Entry<String, Grant> g : grants) {
+      runtime.permissions().addSessionGrant(g.getKey(), g.getValue());
+    }
+    record Waiting(ToolCall call, ToolDefinition definition, CompletableFuture<ToolCallSnapshot> decided,
+        String requestId) {}
+    List<Waiting> waiting = new ArrayList<>();
+    Authorizer reopen = (call, definition) -> {
+      CompletableFuture<ToolCallSnapshot> f = new CompletableFuture<>();
+      waiting.add(new Waiting(call, definition, f,
+          ((Change.PermissionAsked) call.snapshot().change()).requestId())); // the restored head: nothing ran yet
+      return f;
+    };
+    Map<String, Batch> out = new LinkedHashMap<>();
+    bySession.forEach((session, snaps) -> out.put(session, runtime.scheduler().resume(session, snaps, reopen)));
+    List<String> order = snapshot.requestOrder();
+    waiting.sort(Comparator.comparingInt(w -> order.indexOf(w.requestId()))); // the queue's order, kept
+    for (Waiting w : waiting) {
+      try {
+        runtime.permissions().resume(w.call(), w.definition(), askedAt.get(w.requestId())).whenComplete((s, t) -> {
+          if (t != null) {
+            w.decided().completeExceptionally(t);
+          } else {
+            w.decided().complete(s);
+          }
+        });
+      } catch (RuntimeException e) {
+        w.decided().completeExceptionally(e);
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+}

@@ -1,0 +1,259 @@
+package dev.toolcall;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The durable state of a {@link ToolCallRuntime} at one moment: every call that has not ended, the permission request
+ * each waiting call waits on (with its absolute deadline), and the grants made "for the session". A plain, versioned
+ * JSON document ({@link #toJson()}, {@link #fromJson(String)}; schema version {@value #SCHEMA_VERSION}) that
+ * {@link ToolCallRuntime#restore} brings back into a fresh runtime after a restart.
+ *
+ * <p>Immutable; checked on construction, so a value of this type is always one a runtime can restore: no duplicate
+ * ids, no negative versions, every call's path of states follows the matrix from {@code pending} to its state, and a
+ * call waits for permission exactly when it has a request. Reading a document that breaks any of this, or is
+ * truncated, names an unknown state or comes from a newer schema, throws {@link CorruptSnapshotException} naming the
+ * bad entry, and restores nothing.
+ *
+ * @param schemaVersion the document's schema version ({@value #SCHEMA_VERSION})
+ * @param takenAt when it was taken (wall clock)
+ * @param calls the calls that had not ended, in the order they were scheduled
+ * @param requestOrder the ids of the requests the waiting calls wait on, first asked first: the queue's order, which a
+ *     restore keeps
+ * @param sessionGrants the grants "for the session", oldest first per session
+ */
+public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> calls, List<String> requestOrder,
+    List<SessionGrant> sessionGrants) {
+
+  /** The schema version this library writes and reads. */
+  public static final int SCHEMA_VERSION = 1;
+
+  /** Checks the invariants above. */
+  public RuntimeSnapshot {
+    if (schemaVersion != SCHEMA_VERSION) {
+      throw new CorruptSnapshotException("schemaVersion", "schema version " + schemaVersion + " is not "
+          + SCHEMA_VERSION + (schemaVersion > SCHEMA_VERSION ? " (written by a newer version of the library)" : ""));
+    }
+    Objects.requireNonNull(takenAt, "takenAt");
+    calls = List.copyOf(Objects.requireNonNull(calls, "calls"));
+    requestOrder = List.copyOf(Objects.requireNonNull(requestOrder, "requestOrder"));
+    sessionGrants = List.copyOf(Objects.requireNonNull(sessionGrants, "sessionGrants"));
+    Set<String> ids = new HashSet<>();
+    Set<String> requests = new HashSet<>();
+    for (int i = 0; i < calls.size(); i++) {
+      Call c = calls.get(i);
+      if (!ids.add(c.sessionId() + "\u0000" + c.callId())) {
+        throw new CorruptSnapshotException("calls[" + i + "]", "call id '" + c.callId() + "' appears twice in session '"
+            + c.sessionId() + "'");
+      }
+      if (c.permission() != null && !requests.add(c.permission().requestId())) {
+        throw new CorruptSnapshotException("calls[" + i + "].permission", "request id '"
+            + c.permission().requestId() + "' appears twice");
+      }
+    }
+    if (!new HashSet<>(requestOrder).equals(requests) || requestOrder.size() != requests.size()) {
+      throw new CorruptSnapshotException("requestOrder", "must list each waiting call's request id once, was "
+          + requestOrder + " for requests " + requests);
+    }
+    Set<String> grants = new HashSet<>();
+    for (int i = 0; i < sessionGrants.size(); i++) {
+      SessionGrant g = sessionGrants.get(i);
+      if (!grants.add(g.sessionId() + "\u0000" + g.grantId())) {
+        throw new CorruptSnapshotException("sessionGrants[" + i + "]", "grant id '" + g.grantId()
+            + "' appears twice in session '" + g.sessionId() + "'");
+      }
+    }
+  }
+
+  /**
+   * One call that had not ended.
+   *
+   * @param sessionId its session
+   * @param callId the id the model gave it
+   * @param toolName its tool
+   * @param parentCallId the call it is nested in, or null
+   * @param origin who asked for it
+   * @param createdAt when it was created
+   * @param state its state: never terminal
+   * @param version its version (the compare-and-set version), at least that of the last step of {@code path}
+   * @param arguments its arguments, as raw text
+   * @param argumentsVersion the version at which its arguments were last set
+   * @param attempt its execution attempt (0 before the first)
+   * @param path its state changes, from {@code pending} at version 0 to {@code state}: versions rising, each step an
+   *     edge of the matrix
+   * @param permission the request it waits on: present exactly in {@code permission_pending}
+   */
+  public record Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
+      Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
+      List<Step> path, PermissionWait permission) {
+
+    /** Checks the parts; a violation is a {@link CorruptSnapshotException} naming the call. */
+    public Call {
+      String where = "call '" + callId + "'";
+      if (sessionId == null || sessionId.isBlank() || callId == null || callId.isBlank() || toolName == null
+          || toolName.isBlank()) {
+        throw new CorruptSnapshotException(where, "sessionId, callId and toolName must be non-blank");
+      }
+      if (parentCallId != null && (parentCallId.isBlank() || parentCallId.equals(callId))) {
+        throw new CorruptSnapshotException(where, "parentCallId must be non-blank and not the call itself");
+      }
+      if (origin == null || createdAt == null || state == null || arguments == null || path == null) {
+        throw new CorruptSnapshotException(where, "origin, createdAt, state, arguments and path are required");
+      }
+      path = List.copyOf(path);
+      if (state.isTerminal()) {
+        throw new CorruptSnapshotException(where, "state " + state.wireName() + " is terminal; a snapshot holds"
+            + " calls that have not ended");
+      }
+      if (version < 0 || argumentsVersion < 0 || attempt < 0 || argumentsVersion > version) {
+        throw new CorruptSnapshotException(where, "version " + version + ", argumentsVersion " + argumentsVersion
+            + " and attempt " + attempt + " must be >= 0, with argumentsVersion <= version");
+      }
+      if (path.isEmpty() || path.get(0).state() != ToolCallState.PENDING || path.get(0).version() != 0
+          || path.get(path.size() - 1).state() != state) {
+        throw new CorruptSnapshotException(where, "path must run from pending at version 0 to the call's state "
+            + state.wireName() + ", was " + path);
+      }
+      for (int i = 1; i < path.size(); i++) {
+        Step a = path.get(i - 1);
+        Step b = path.get(i);
+        if (!ToolCallState.TABLE.allows(a.state(), b.state())) {
+          throw new CorruptSnapshotException(where, "path step " + a.state().wireName() + " -> "
+              + b.state().wireName() + " is not an edge of the state matrix");
+        }
+        if (b.version() <= a.version()) {
+          throw new CorruptSnapshotException(where, "path versions must rise: " + a.version() + " then "
+              + b.version());
+        }
+      }
+      if (version < path.get(path.size() - 1).version()) {
+        throw new CorruptSnapshotException(where, "version " + version + " is below its last state change's "
+            + path.get(path.size() - 1).version());
+      }
+      if ((state == ToolCallState.PERMISSION_PENDING) != (permission != null)) {
+        throw new CorruptSnapshotException(where, "a permission request is present exactly in permission_pending;"
+            + " state is " + state.wireName() + (permission == null ? " without one" : " with one"));
+      }
+      if (state == ToolCallState.RUNNING && attempt < 1) {
+        throw new CorruptSnapshotException(where, "a running call has attempt >= 1, was " + attempt);
+      }
+    }
+  }
+
+  /**
+   * One state change of a call.
+   *
+   * @param state the state entered
+   * @param version the version that entered it
+   * @param at when
+   */
+  public record Step(ToolCallState state, int version, Instant at) {
+    /** Checks the parts. */
+    public Step {
+      if (state == null || at == null || version < 0) {
+        throw new CorruptSnapshotException("path step", "state and at are required and version must be >= 0, was "
+            + state + " v" + version + " at " + at);
+      }
+    }
+  }
+
+  /**
+   * The permission request a call waits on.
+   *
+   * @param requestId the request's id (decisions name it; it stays the same across a restore)
+   * @param askedAt when it was opened
+   * @param deadline when it is denied if nobody answers (absolute: time spent down counts)
+   */
+  public record PermissionWait(String requestId, Instant askedAt, Instant deadline) {
+    /** Checks the parts. */
+    public PermissionWait {
+      if (requestId == null || requestId.isBlank() || askedAt == null || deadline == null) {
+        throw new CorruptSnapshotException("request '" + requestId + "'",
+            "requestId must be non-blank, askedAt and deadline present");
+      }
+      if (deadline.isBefore(askedAt)) {
+        throw new CorruptSnapshotException("request '" + requestId + "'", "deadline " + deadline
+            + " is before askedAt " + askedAt);
+      }
+    }
+  }
+
+  /**
+   * A grant made "approve for session".
+   *
+   * @param sessionId the session it holds in
+   * @param grantId its id
+   * @param toolName the tool it covers
+   * @param arguments the arguments it covers, in the grant file's spelling ({@code *}, {@code prefix:*}, or exact)
+   * @param createdAt when it was made
+   * @param expiresAt when it ends, or null
+   */
+  public record SessionGrant(String sessionId, String grantId, String toolName, String arguments, Instant createdAt,
+      Instant expiresAt) {
+    /** Checks the parts. */
+    public SessionGrant {
+      if (sessionId == null || sessionId.isBlank() || grantId == null || grantId.isBlank() || toolName == null
+          || toolName.isBlank() || arguments == null || createdAt == null) {
+        throw new CorruptSnapshotException("grant '" + grantId + "'",
+            "sessionId, grantId, toolName, arguments and createdAt are required");
+      }
+    }
+  }
+
+  /** The document as JSON text (UTF-8 when written), fields in a fixed order. */
+  public String toJson() {
+    return RuntimeSnapshotJson.write(this);
+  }
+
+  /**
+   * Reads a document written by {@link #toJson()}.
+   *
+   * @throws CorruptSnapshotException naming the bad entry, if the text is not such a document (truncated, an unknown
+   *     field or state, a newer schema, a broken invariant)
+   */
+  public static RuntimeSnapshot fromJson(String json) {
+    return RuntimeSnapshotJson.read(Objects.requireNonNull(json, "json"));
+  }
+
+  /**
+   * Writes the document to {@code file} atomically: to a temporary file beside it, forced to disk, then moved over
+   * {@code file} in one step, so a crash leaves the old document or the new one, never a mix.
+   */
+  public void writeTo(Path file) throws IOException {
+    Objects.requireNonNull(file, "file");
+    Path dir = file.toAbsolutePath().getParent();
+    Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
+    try {
+      try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE,
+          java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+        ch.write(java.nio.ByteBuffer.wrap(toJson().getBytes(StandardCharsets.UTF_8)));
+        ch.force(true);
+      }
+      try {
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+
+  /**
+   * Reads a document from {@code file}.
+   *
+   * @throws CorruptSnapshotException if its content is not a document this library can restore
+   */
+  public static RuntimeSnapshot readFrom(Path file) throws IOException {
+    return fromJson(Files.readString(Objects.requireNonNull(file, "file"), StandardCharsets.UTF_8));
+  }
+}

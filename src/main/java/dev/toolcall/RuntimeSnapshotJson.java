@@ -1,0 +1,258 @@
+package dev.toolcall;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The JSON form of a {@link RuntimeSnapshot}, read strictly: every field known, of its type, required unless said
+ * otherwise; anything else is a {@link CorruptSnapshotException} naming the entry.
+ */
+final class RuntimeSnapshotJson {
+  static final String FORMAT = "toolcall-lifecycle/runtime-snapshot";
+
+  private static final ObjectMapper MAPPER = new ObjectMapper()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private static final Set<String> TOP = Set.of("format", "schemaVersion", "takenAt", "calls", "requestOrder",
+      "sessionGrants");
+  private static final Set<String> CALL = Set.of("sessionId", "callId", "toolName", "parentCallId", "origin",
+      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission");
+  private static final Set<String> STEP = Set.of("state", "version", "at");
+  private static final Set<String> WAIT = Set.of("requestId", "askedAt", "deadline");
+  private static final Set<String> GRANT = Set.of("sessionId", "grantId", "toolName", "arguments", "createdAt",
+      "expiresAt");
+
+  private RuntimeSnapshotJson() {}
+
+  static String write(RuntimeSnapshot s) {
+    ObjectNode root = MAPPER.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("schemaVersion", s.schemaVersion());
+    root.put("takenAt", s.takenAt().toString());
+    ArrayNode calls = root.putArray("calls");
+    for (RuntimeSnapshot.Call c : s.calls()) {
+      ObjectNode n = calls.addObject();
+      n.put("sessionId", c.sessionId());
+      n.put("callId", c.callId());
+      n.put("toolName", c.toolName());
+      if (c.parentCallId() != null) {
+        n.put("parentCallId", c.parentCallId());
+      }
+      n.put("origin", c.origin().name().toLowerCase(Locale.ROOT));
+      n.put("createdAt", c.createdAt().toString());
+      n.put("state", c.state().wireName());
+      n.put("version", c.version());
+      n.put("arguments", c.arguments());
+      n.put("argumentsVersion", c.argumentsVersion());
+      n.put("attempt", c.attempt());
+      ArrayNode path = n.putArray("path");
+      for (RuntimeSnapshot.Step p : c.path()) {
+        ObjectNode st = path.addObject();
+        st.put("state", p.state().wireName());
+        st.put("version", p.version());
+        st.put("at", p.at().toString());
+      }
+      if (c.permission() != null) {
+        ObjectNode w = n.putObject("permission");
+        w.put("requestId", c.permission().requestId());
+        w.put("askedAt", c.permission().askedAt().toString());
+        w.put("deadline", c.permission().deadline().toString());
+      }
+    }
+    ArrayNode order = root.putArray("requestOrder");
+    s.requestOrder().forEach(order::add);
+    ArrayNode grants = root.putArray("sessionGrants");
+    for (RuntimeSnapshot.SessionGrant g : s.sessionGrants()) {
+      ObjectNode n = grants.addObject();
+      n.put("sessionId", g.sessionId());
+      n.put("grantId", g.grantId());
+      n.put("toolName", g.toolName());
+      n.put("arguments", g.arguments());
+      n.put("createdAt", g.createdAt().toString());
+      if (g.expiresAt() != null) {
+        n.put("expiresAt", g.expiresAt().toString());
+      }
+    }
+    try {
+      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write a runtime snapshot", e); // a tree of strings and numbers
+    }
+  }
+
+  static RuntimeSnapshot read(String json) {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new CorruptSnapshotException("document", "not complete JSON (truncated or malformed): "
+          + e.getOriginalMessage(), e);
+    }
+    if (root == null || !root.isObject()) {
+      throw new CorruptSnapshotException("document", "not a JSON object");
+    }
+    known(root, TOP, "document");
+    String format = text(root, "format", "document", true);
+    if (!FORMAT.equals(format)) {
+      throw new CorruptSnapshotException("format", "format is '" + format + "', not '" + FORMAT + "'");
+    }
+    int schema = integer(root, "schemaVersion", "document");
+    if (schema != RuntimeSnapshot.SCHEMA_VERSION) {
+      throw new CorruptSnapshotException("schemaVersion", "schema version " + schema + " is not "
+          + RuntimeSnapshot.SCHEMA_VERSION + (schema > RuntimeSnapshot.SCHEMA_VERSION
+          ? " (written by a newer version of the library)" : ""));
+    }
+    Instant takenAt = instant(root, "takenAt", "document", true);
+    List<RuntimeSnapshot.Call> calls = new ArrayList<>();
+    int i = 0;
+    for (JsonNode n : array(root, "calls", "document")) {
+      calls.add(call(n, "calls[" + i++ + "]"));
+    }
+    List<String> order = new ArrayList<>();
+    i = 0;
+    for (JsonNode n : array(root, "requestOrder", "document")) {
+      if (!n.isTextual()) {
+        throw new CorruptSnapshotException("requestOrder[" + i + "]", "must be a string");
+      }
+      order.add(n.asText());
+      i++;
+    }
+    List<RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
+    i = 0;
+    for (JsonNode n : array(root, "sessionGrants", "document")) {
+      grants.add(grant(n, "sessionGrants[" + i++ + "]"));
+    }
+    return new RuntimeSnapshot(schema, takenAt, calls, order, grants);
+  }
+
+  private static RuntimeSnapshot.Call call(JsonNode n, String where) {
+    object(n, where);
+    known(n, CALL, where);
+    String callId = text(n, "callId", where, true);
+    where = where + " (call '" + callId + "')";
+    String origin = text(n, "origin", where, true);
+    ToolCallOrigin o;
+    try {
+      o = ToolCallOrigin.valueOf(origin.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new CorruptSnapshotException(where, "unknown origin '" + origin + "'");
+    }
+    List<RuntimeSnapshot.Step> path = new ArrayList<>();
+    int k = 0;
+    for (JsonNode p : array(n, "path", where)) {
+      String pw = where + ".path[" + k++ + "]";
+      object(p, pw);
+      known(p, STEP, pw);
+      try {
+        path.add(new RuntimeSnapshot.Step(state(text(p, "state", pw, true), pw), integer(p, "version", pw),
+            instant(p, "at", pw, true)));
+      } catch (CorruptSnapshotException e) {
+        throw new CorruptSnapshotException(pw, e.why(), e);
+      }
+    }
+    RuntimeSnapshot.PermissionWait wait = null;
+    JsonNode w = n.get("permission");
+    if (w != null && !w.isNull()) {
+      String ww = where + ".permission";
+      object(w, ww);
+      known(w, WAIT, ww);
+      wait = new RuntimeSnapshot.PermissionWait(text(w, "requestId", ww, true), instant(w, "askedAt", ww, true),
+          instant(w, "deadline", ww, true));
+    }
+    try {
+      return new RuntimeSnapshot.Call(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),
+          text(n, "parentCallId", where, false), o, instant(n, "createdAt", where, true),
+          state(text(n, "state", where, true), where), integer(n, "version", where), text(n, "arguments", where, true),
+          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait);
+    } catch (CorruptSnapshotException e) {
+      throw new CorruptSnapshotException(where, e.why(), e);
+    }
+  }
+
+  private static RuntimeSnapshot.SessionGrant grant(JsonNode n, String where) {
+    object(n, where);
+    known(n, GRANT, where);
+    try {
+      return new RuntimeSnapshot.SessionGrant(text(n, "sessionId", where, true), text(n, "grantId", where, true),
+          text(n, "toolName", where, true), text(n, "arguments", where, true), instant(n, "createdAt", where, true),
+          instant(n, "expiresAt", where, false));
+    } catch (CorruptSnapshotException e) {
+      throw new CorruptSnapshotException(where, e.why(), e);
+    }
+  }
+
+  private static ToolCallState state(String wire, String where) {
+    try {
+      return ToolCallState.fromWireName(wire);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptSnapshotException(where, e.getMessage());
+    }
+  }
+
+  private static void object(JsonNode n, String where) {
+    if (n == null || !n.isObject()) {
+      throw new CorruptSnapshotException(where, "not a JSON object");
+    }
+  }
+
+  private static void known(JsonNode n, Set<String> fields, String where) {
+    for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!fields.contains(f)) {
+        throw new CorruptSnapshotException(where, "unknown field '" + f + "'");
+      }
+    }
+  }
+
+  private static Iterable<JsonNode> array(JsonNode n, String field, String where) {
+    JsonNode a = n.get(field);
+    if (a == null || !a.isArray()) {
+      throw new CorruptSnapshotException(where, "field '" + field + "' must be an array");
+    }
+    return a;
+  }
+
+  private static String text(JsonNode n, String field, String where, boolean required) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      if (required) {
+        throw new CorruptSnapshotException(where, "field '" + field + "' is missing");
+      }
+      return null;
+    }
+    if (!v.isTextual()) {
+      throw new CorruptSnapshotException(where, "field '" + field + "' must be a string, was " + v.getNodeType());
+    }
+    return v.asText();
+  }
+
+  private static int integer(JsonNode n, String field, String where) {
+    JsonNode v = n.get(field);
+    if (v == null || !v.isIntegralNumber() || !v.canConvertToInt()) {
+      throw new CorruptSnapshotException(where, "field '" + field + "' must be an integer");
+    }
+    return v.intValue();
+  }
+
+  private static Instant instant(JsonNode n, String field, String where, boolean required) {
+    String t = text(n, field, where, required);
+    if (t == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(t);
+    } catch (DateTimeParseException e) {
+      throw new CorruptSnapshotException(where, "field '" + field + "' is not an ISO-8601 instant: '" + t + "'");
+    }
+  }
+}

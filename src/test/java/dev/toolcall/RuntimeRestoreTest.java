@@ -1,0 +1,196 @@
+package dev.toolcall;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.permission.Decision;
+import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.testing.RecordingListener;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 16, part 2: a runtime's state survives a restart through a snapshot file. Runtime A leaves calls in every
+ * non-terminal state; its snapshot is written atomically and read by runtime B, started ten minutes later, which
+ * keeps ids, request ids, versions and absolute deadlines, and settles each call by the rules of
+ * {@link ToolCallRuntime#restore}.
+ */
+class RuntimeRestoreTest {
+  static final Instant T0 = Instant.parse("2026-11-25T09:00:00Z");
+
+  @TempDir
+  Path dir;
+
+  /** The tools of both processes; {@code blocking} makes the two that run hang (process A), or return (B). */
+  static final class Tools {
+    final AtomicInteger shellRuns = new AtomicInteger();
+    final AtomicInteger slowRuns = new AtomicInteger();
+    final AtomicInteger fetchRuns = new AtomicInteger();
+    final CountDownLatch running = new CountDownLatch(2);
+    final CountDownLatch release = new CountDownLatch(1);
+    final boolean blocking;
+
+    Tools(boolean blocking) {
+      this.blocking = blocking;
+    }
+
+    List<Tool> all() {
+      return List.of(
+          Tool.of(ToolDefinition.builder("shell").permissionTimeout(Duration.ofHours(1)).build(), inv -> {
+            shellRuns.incrementAndGet();
+            return ToolResult.of("ran " + inv.arguments().raw());
+          }),
+          Tool.of(ToolDefinition.builder("deploy").permissionTimeout(Duration.ofMinutes(5)).build(),
+              inv -> ToolResult.of("deployed")),
+          Tool.of(ToolDefinition.builder("slow").requiresApproval(false).build(), inv -> {
+            slowRuns.incrementAndGet();
+            hang();
+            return ToolResult.of("slow done");
+          }),
+          Tool.of(ToolDefinition.builder("fetch").requiresApproval(false).readOnly(true).idempotent(true).build(),
+              inv -> {
+                fetchRuns.incrementAndGet();
+                hang();
+                return ToolResult.of("fetched");
+              }));
+    }
+
+    private void hang() throws InterruptedException {
+      if (blocking) {
+        running.countDown();
+        release.await();
+      }
+    }
+  }
+
+  static ToolCallRuntime runtime(Tools tools, Instant now) {
+    return ToolCallRuntime.builder().tools(tools.all()).clock(Clock.fixed(now, ZoneOffset.UTC))
+        .closeGrace(Duration.ofSeconds(5)).build();
+  }
+
+  @Test
+  void aRestartKeepsWaitingRequestsRunsApprovedCallsAndSettlesRunningOnes() throws Exception {
+    Tools a = new Tools(true);
+    Path file = dir.resolve("runtime.json");
+    String shellRequest;
+    int shellVersion;
+    try (ToolCallRuntime ra = runtime(a, T0)) {
+      // s1: slow runs; shell-b, not read-only, waits for it: approved, it is PERMISSION_APPROVED at the restart
+      ra.schedule("s1", List.of(CallRequest.of("slow-1", "slow", "{}"),
+          CallRequest.of("shell-b", "shell", "{\"command\":\"make\"}")));
+      Batch s2 = ra.schedule("s2", List.of(CallRequest.of("shell-1", "shell", "{\"command\":\"git status\"}"),
+          CallRequest.of("deploy-1", "deploy", "{}")));
+      ra.schedule("s3", List.of(CallRequest.of("fetch-1", "fetch", "{}")));
+      assertThat(a.running.await(10, TimeUnit.SECONDS)).as("fetch and slow are running").isTrue();
+      PermissionRequest b = await(ra, "shell-b");
+      assertThat(ra.permissions().decide(b.requestId(), Decision.approveOnce(b)).won()).isTrue();
+      ra.permissions().decide(await(ra, "shell-1").requestId(), Decision.approveForSession(await(ra, "shell-1"),
+          dev.toolcall.permission.ArgumentPattern.prefix("git")));
+      s2.calls().get(0).whenTerminal().toCompletableFuture().get(10, TimeUnit.SECONDS); // shell-1 ran (git:*)
+      ra.schedule("s2", List.of(CallRequest.of("shell-2", "shell", "{\"command\":\"rm -rf build\"}")));
+      PermissionRequest waiting = await(ra, "shell-2");
+      await(ra, "deploy-1");
+      shellRequest = waiting.requestId();
+      RuntimeSnapshot snap = ra.snapshot();
+      shellVersion = snap.calls().stream().filter(c -> c.callId().equals("shell-2")).findFirst().orElseThrow()
+          .version();
+      snap.writeTo(file);
+      assertThat(snap.calls()).extracting(RuntimeSnapshot.Call::callId)
+          .containsExactlyInAnyOrder("fetch-1", "slow-1", "shell-b", "deploy-1", "shell-2");
+      assertThat(snap.calls()).filteredOn(c -> c.callId().equals("shell-b"))
+          .extracting(RuntimeSnapshot.Call::state).containsExactly(ToolCallState.PERMISSION_APPROVED);
+      assertThat(snap.sessionGrants()).extracting(RuntimeSnapshot.SessionGrant::arguments).containsExactly("git:*");
+      a.release.countDown();
+    }
+    assertThat(Files.readString(file)).contains("\"schemaVersion\" : 1", "\"permission_pending\"");
+
+    Tools b = new Tools(false);
+    try (ToolCallRuntime rb = runtime(b, T0.plus(Duration.ofMinutes(10)))) {
+      RecordingListener events = new RecordingListener(false);
+      rb.events().subscribe(events);
+      Map<String, Batch> batches = rb.restore(RuntimeSnapshot.readFrom(file));
+      assertThat(batches.keySet()).containsExactly("s1", "s2", "s3");
+
+      // the request keeps its id and waits again; its deadline is still an hour after it was asked
+      assertThat(rb.permissions().pending()).extracting(PermissionRequest::requestId).containsExactly(shellRequest);
+      PermissionRequest again = rb.permissions().pending().get(0);
+      assertThat(again.createdAt()).isEqualTo(T0);
+      assertThat(again.deadline()).isEqualTo(T0.plus(Duration.ofHours(1)));
+      assertThat(rb.permissions().sessionGrants("s2")).extracting(g -> g.arguments().form()).containsExactly("git:*");
+      assertThat(rb.permissions().decide(shellRequest, Decision.approveOnce(again)).won()).isTrue();
+
+      Map<String, CallResult> results = batches.values().stream()
+          .flatMap(bt -> bt.whenDone().toCompletableFuture().join().stream())
+          .collect(Collectors.toMap(CallResult::callId, r -> r));
+      assertThat(results.get("shell-2").outcome()).isEqualTo(new Outcome.Completed("ran {\"command\":\"rm -rf build\"}"));
+      assertThat(results.get("shell-b").outcome()).as("approved before the restart: runs once, after it")
+          .isEqualTo(new Outcome.Completed("ran {\"command\":\"make\"}"));
+      assertThat(b.shellRuns).hasValue(2);
+      assertThat(results.get("deploy-1").outcome()).isInstanceOfSatisfying(Outcome.Denied.class,
+          d -> assertThat(d.reason()).contains("deadline passed while the process was down"));
+      assertThat(results.get("slow-1").outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+        assertThat(f.kind()).isEqualTo(FailureKind.OUTCOME_UNKNOWN);
+        assertThat(f.message()).contains("may have partly run");
+      });
+      assertThat(b.slowRuns).as("a running tool that is not idempotent is never run again").hasValue(0);
+      assertThat(results.get("fetch-1").outcome()).isEqualTo(new Outcome.Completed("fetched"));
+      assertThat(results.get("fetch-1").snapshot().attempt()).as("the idempotent tool ran again").isEqualTo(2);
+      assertThat(b.fetchRuns).hasValue(1);
+
+      List<Long> shellVersions = events.eventsOf("shell-2").stream().map(e -> e.version()).toList();
+      assertThat(shellVersions.get(0)).as("events continue after the restored version").isEqualTo(shellVersion + 1);
+      assertThat(rb.snapshot().calls()).as("everything settled").isEmpty();
+    }
+  }
+
+  @Test
+  void aDocumentRoundTripsThroughJsonAndAFreshRuntimeGivesItBack() throws Exception {
+    Tools a = new Tools(false);
+    RuntimeSnapshot before;
+    try (ToolCallRuntime ra = runtime(a, T0)) {
+      ra.schedule("s", List.of(CallRequest.of("c1", "shell", "{\"command\":\"ls\"}"),
+          CallRequest.of("c2", "deploy", "{}")));
+      await(ra, "c1");
+      await(ra, "c2");
+      before = ra.snapshot();
+    }
+    assertThat(RuntimeSnapshot.fromJson(before.toJson())).isEqualTo(before);
+    try (ToolCallRuntime rb = runtime(new Tools(false), T0)) {
+      rb.restore(before);
+      RuntimeSnapshot after = rb.snapshot();
+      assertThat(after.calls()).isEqualTo(before.calls());
+      assertThat(rb.permissions().pending()).extracting(PermissionRequest::callId).containsExactly("c1", "c2");
+    }
+  }
+
+  /** Waits (on the service's own await, no sleep) for the request of {@code callId}. */
+  static PermissionRequest await(ToolCallRuntime r, String callId) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      for (PermissionRequest p : r.permissions().pending()) {
+        if (p.callId().equals(callId)) {
+          return p;
+        }
+      }
+      r.permissions().awaitNext(Duration.ofMillis(50));
+    }
+    throw new AssertionError("no request for " + callId);
+  }
+}
