@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -110,7 +109,7 @@ final class RuntimeRestore {
     return nowTick + nanos;
   }
 
-  Map<String, Batch> restore(RuntimeSnapshot snapshot) {
+  List<Batch> restore(RuntimeSnapshot snapshot) {
     List<Map.Entry<String, Grant>> grants = new ArrayList<>();
     for (int i = 0; i < snapshot.sessionGrants().size(); i++) {
       RuntimeSnapshot.SessionGrant g = snapshot.sessionGrants().get(i);
@@ -122,13 +121,18 @@ final class RuntimeRestore {
       grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), pattern, g.createdAt(),
           g.expiresAt())));
     }
-    Map<String, List<ToolCallSnapshot>> bySession = new LinkedHashMap<>();
+    List<List<ToolCallSnapshot>> runs = new ArrayList<>(); // consecutive calls of one session: one batch
     Map<String, Instant> askedAt = new java.util.HashMap<>();
     for (RuntimeSnapshot.Call c : snapshot.calls()) {
       if (c.permission() != null) {
         askedAt.put(c.permission().requestId(), c.permission().askedAt());
       }
-      bySession.computeIfAbsent(c.sessionId(), k -> new ArrayList<>()).add(snapshotOf(c));
+      List<ToolCallSnapshot> last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (last == null || !last.get(0).identity().sessionId().equals(c.sessionId())) {
+        last = new ArrayList<>();
+        runs.add(last);
+      }
+      last.add(snapshotOf(c));
     }
     for (Map.Entry<String, Grant> g : grants) {
       runtime.permissions().addSessionGrant(g.getKey(), g.getValue());
@@ -142,8 +146,10 @@ final class RuntimeRestore {
           ((Change.PermissionAsked) call.snapshot().change()).requestId())); // the restored head: nothing ran yet
       return f;
     };
-    Map<String, Batch> out = new LinkedHashMap<>();
-    bySession.forEach((session, snaps) -> out.put(session, runtime.scheduler().resume(session, snaps, reopen)));
+    List<Batch> out = new ArrayList<>();
+    for (List<ToolCallSnapshot> run : runs) {
+      out.add(runtime.scheduler().resume(run.get(0).identity().sessionId(), run, reopen));
+    }
     List<String> order = snapshot.requestOrder();
     waiting.sort(Comparator.comparingInt(w -> order.indexOf(w.requestId()))); // the queue's order, kept
     for (Waiting w : waiting) {
@@ -159,6 +165,6 @@ final class RuntimeRestore {
         w.decided().completeExceptionally(e);
       }
     }
-    return Collections.unmodifiableMap(out);
+    return Collections.unmodifiableList(out);
   }
 }

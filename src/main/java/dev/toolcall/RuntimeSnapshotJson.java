@@ -166,8 +166,12 @@ final class RuntimeSnapshotJson {
       String ww = where + ".permission";
       object(w, ww);
       known(w, WAIT, ww);
-      wait = new RuntimeSnapshot.PermissionWait(text(w, "requestId", ww, true), instant(w, "askedAt", ww, true),
-          instant(w, "deadline", ww, true));
+      try {
+        wait = new RuntimeSnapshot.PermissionWait(text(w, "requestId", ww, true), instant(w, "askedAt", ww, true),
+            instant(w, "deadline", ww, true));
+      } catch (CorruptSnapshotException e) {
+        throw new CorruptSnapshotException(ww, e.why(), e);
+      }
     }
     try {
       return new RuntimeSnapshot.Call(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),

@@ -172,8 +172,9 @@ public final class ToolCallRuntime implements AutoCloseable {
 
   /**
    * Brings back the calls, requests and session grants of {@code snapshot} (taken by {@link #snapshot()}, usually by
-   * another process before a restart) into this runtime, and returns one batch per session, in the order the
-   * sessions first appear, whose results are what the model is owed for those calls. Ids, versions, arguments
+   * another process before a restart) into this runtime, in the document's order, and returns the batches whose
+   * results are what the model is owed for those calls: one per run of consecutive calls of one session, in that
+   * order (each batch orders its calls as {@link #schedule} would). Ids, versions, arguments
    * versions, attempts and request ids are kept, and the requests re-open in the order they were first asked, with
    * their absolute deadlines. By state (see {@link ToolScheduler#resume}):
    * <ul>
@@ -189,7 +190,7 @@ public final class ToolCallRuntime implements AutoCloseable {
    *
    * @throws CorruptSnapshotException if a grant's arguments are not in the store's spelling; nothing is restored
    */
-  public Map<String, Batch> restore(RuntimeSnapshot snapshot) {
+  public List<Batch> restore(RuntimeSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");
     return new RuntimeRestore(this, clock, ticker).restore(snapshot);
   }

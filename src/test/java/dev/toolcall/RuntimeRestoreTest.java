@@ -125,8 +125,8 @@ class RuntimeRestoreTest {
     try (ToolCallRuntime rb = runtime(b, T0.plus(Duration.ofMinutes(10)))) {
       RecordingListener events = new RecordingListener(false);
       rb.events().subscribe(events);
-      Map<String, Batch> batches = rb.restore(RuntimeSnapshot.readFrom(file));
-      assertThat(batches.keySet()).containsExactly("s1", "s2", "s3");
+      List<Batch> batches = rb.restore(RuntimeSnapshot.readFrom(file));
+      assertThat(batches).extracting(bt -> bt.calls().get(0).sessionId()).containsExactly("s1", "s2", "s3", "s2");
 
       // the request keeps its id and waits again; its deadline is still an hour after it was asked
       assertThat(rb.permissions().pending()).extracting(PermissionRequest::requestId).containsExactly(shellRequest);
@@ -136,7 +136,7 @@ class RuntimeRestoreTest {
       assertThat(rb.permissions().sessionGrants("s2")).extracting(g -> g.arguments().form()).containsExactly("git:*");
       assertThat(rb.permissions().decide(shellRequest, Decision.approveOnce(again)).won()).isTrue();
 
-      Map<String, CallResult> results = batches.values().stream()
+      Map<String, CallResult> results = batches.stream()
           .flatMap(bt -> bt.whenDone().toCompletableFuture().join().stream())
           .collect(Collectors.toMap(CallResult::callId, r -> r));
       assertThat(results.get("shell-2").outcome()).isEqualTo(new Outcome.Completed("ran {\"command\":\"rm -rf build\"}"));
