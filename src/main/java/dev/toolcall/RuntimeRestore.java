@@ -150,8 +150,11 @@ final class RuntimeRestore {
     for (List<ToolCallSnapshot> run : runs) {
       out.add(runtime.scheduler().resume(run.get(0).identity().sessionId(), run, reopen));
     }
-    List<String> order = snapshot.requestOrder();
-    waiting.sort(Comparator.comparingInt(w -> order.indexOf(w.requestId()))); // the queue's order, kept
+    Map<String, Integer> place = new java.util.HashMap<>();
+    for (String id : snapshot.requestOrder()) {
+      place.put(id, place.size());
+    }
+    waiting.sort(Comparator.comparingInt(w -> place.get(w.requestId()))); // the queue's order, kept
     for (Waiting w : waiting) {
       try {
         runtime.permissions().resume(w.call(), w.definition(), askedAt.get(w.requestId())).whenComplete((s, t) -> {

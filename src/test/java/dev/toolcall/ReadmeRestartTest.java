@@ -1,0 +1,59 @@
+package dev.toolcall;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.permission.Decision;
+import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the README's "Survive a restart" code, and checks the README shows exactly this code. */
+class ReadmeRestartTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void theReadmeRestartRunsAndTheReadmeShowsIt() throws Exception {
+    Tool shell = Tool.of(ToolDefinition.builder("shell").build(),
+        inv -> ToolResult.of("ran " + inv.arguments().raw()));
+    Path file = dir.resolve("toolcall-state.json");
+    // README:begin
+    // First process: a call waits for approval when the process stops.
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(shell).build()) {
+      runtime.schedule("session-1", List.of(CallRequest.of("call_1", "shell", "{\"command\":\"npm test\"}")));
+      runtime.permissions().awaitNext(Duration.ofSeconds(5));  // the request is open
+      runtime.snapshot().writeTo(file);                         // atomically: the old file or the new one
+    }
+
+    // After the restart: the same request (same id, same deadline) waits again; the model gets its one result.
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(shell).build()) {
+      List<Batch> owed = runtime.restore(RuntimeSnapshot.readFrom(file));
+      PermissionRequest request = runtime.permissions().pending().get(0);
+      runtime.permissions().decide(request.requestId(), Decision.approveOnce(request));
+      CallResult result = owed.get(0).join().get(0);
+      System.out.println(result.callId() + ": " + result.outcome().messageForModel());  // call_1: ran {"command":"npm test"}
+    }
+    // README:end
+    String source = Files.readString(Path.of("src/test/java/dev/toolcall/ReadmeRestartTest.java"));
+    String snippet = source.substring(source.indexOf("// README:begin") + "// README:begin".length(),
+        source.indexOf("// README:end"));
+    String dedented = snippet.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
+        .collect(Collectors.joining("\n")).strip();
+    assertThat(Files.readString(Path.of("README.md"))).as("README's restart section matches ReadmeRestartTest")
+        .contains(dedented);
+    assertThat(RuntimeSnapshot.readFrom(file).calls()).singleElement()
+        .extracting(RuntimeSnapshot.Call::state).isEqualTo(ToolCallState.PERMISSION_PENDING);
+  }
+}
