@@ -126,11 +126,16 @@ public final class SchedulerRaces {
   }
 
   /**
-   * The same call id scheduled by two threads at once: the tool runs exactly once and both batches report the same
-   * terminal snapshot. Result: times the tool was entered, plus 10 when the two batches disagree.
+   * The same call id scheduled by two threads at once: the tool runs exactly once. The later schedule either gets the
+   * same call (it had not ended) or, when it had ended, a call of its own refused as a reused id
+   * ({@code DUPLICATE_CALL}, not run: the scheduler keeps ids of ended calls, not the calls). Result: times the tool
+   * was entered, plus 100 when one batch got the refusal and the other the completed call, plus 10 when the two
+   * batches disagree otherwise.
    */
   @JCStressTest
   @Outcome(id = "1", expect = Expect.ACCEPTABLE, desc = "ran once, both batches saw the same call")
+  @Outcome(id = "101", expect = Expect.ACCEPTABLE_INTERESTING,
+      desc = "ran once; the call had ended when the other schedule came, which was refused as a reused id")
   @Outcome(expect = Expect.FORBIDDEN, desc = "ran twice, never, or the batches disagree")
   @State
   public static class DoubleSchedule {
@@ -153,7 +158,14 @@ public final class SchedulerRaces {
       ToolCallSnapshot sa = a.join().get(0).snapshot();
       ToolCallSnapshot sb = b.join().get(0).snapshot();
       AtomicInteger n = ENTRIES.remove(id);
-      r.r1 = (n == null ? 0 : n.get()) + (sa == sb ? 0 : 10);
+      r.r1 = (n == null ? 0 : n.get()) + (sa == sb ? 0 : refusedReuse(sa, sb) || refusedReuse(sb, sa) ? 100 : 10);
+    }
+
+    /** Whether {@code refused} is a reused id's refusal and {@code ran} the completed call. */
+    static boolean refusedReuse(ToolCallSnapshot refused, ToolCallSnapshot ran) {
+      return refused.outcome() instanceof dev.toolcall.Outcome.Failed f
+          && f.kind() == dev.toolcall.FailureKind.DUPLICATE_CALL
+          && ran.state() == dev.toolcall.ToolCallState.COMPLETED;
     }
   }
 }
