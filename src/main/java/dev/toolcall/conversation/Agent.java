@@ -6,6 +6,7 @@ import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallOrigin;
 import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
@@ -14,8 +15,11 @@ import dev.toolcall.fsm.TransitionResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
@@ -132,6 +136,8 @@ public final class Agent {
   final Set<String> answeredIds = new HashSet<>();
   final StreamedCalls streams = new StreamedCalls(this);
   final ToolPhase tools = new ToolPhase(this);
+  /** Results known when the snapshot this agent resumes from was taken (see {@link Builder#resume}). */
+  final List<ToolResultMessage> resumeAnswers;
 
   final Object lock = new Object();
   final List<Message> messages = new ArrayList<>(); // guarded by lock
@@ -153,8 +159,19 @@ public final class Agent {
         answeredIds.add(r.callId());
       }
     }
-    this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
-        .eventBus(runtime.events()).build();
+    if (b.resumeFrom != null) {
+      ConversationSnapshot c = b.resumeFrom.conversation();
+      long now = b.ticker.read();
+      long created = now - Math.max(0, java.time.Duration.between(c.createdAt(), b.clock.instant()).toNanos());
+      ConversationSnapshot mapped = new ConversationSnapshot(c.conversationId(), c.createdAt(), created, c.state(),
+          c.version(), c.detail(), c.turn(), c.roundTrips(), c.reason(), created + (c.tick() - c.createdTick()), null);
+      this.conversation = Conversation.restore(mapped, runtime.events(), b.ticker);
+      this.resumeAnswers = b.resumeFrom.answered();
+    } else {
+      this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
+          .eventBus(runtime.events()).build();
+      this.resumeAnswers = List.of();
+    }
   }
 
   /**
@@ -305,6 +322,202 @@ public final class Agent {
     synchronized (lock) {
       return List.copyOf(messages);
     }
+  }
+
+  /**
+   * What this agent must not lose across a restart: the conversation's state, the messages, and the results of the
+   * turn's open calls that have ended (each read once). Take it before the runtime's snapshot; see
+   * {@link AgentSnapshot}.
+   */
+  public AgentSnapshot snapshot() {
+    synchronized (lock) {
+      List<ToolResultMessage> answered = new ArrayList<>();
+      Turn t = current;
+      if (t != null && !t.ended) {
+        for (int i = 0; i < t.open.size(); i++) {
+          ToolCallRequest c = t.open.get(i);
+          int j = t.scheduledIndex[i];
+          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : null;
+          dev.toolcall.ToolCallSnapshot s = call == null ? null : call.snapshot();
+          if (t.refusals[i] != null) {
+            answered.add(new ToolResultMessage(c.id(), c.name(), t.refusals[i], true));
+          } else if (s != null && s.isTerminal()) {
+            CallResult r = new CallResult(s);
+            answered.add(new ToolResultMessage(c.id(), c.name(), r.messageForModel(), r.isError()));
+          }
+        }
+      }
+      return new AgentSnapshot(conversation.snapshot(), messages, answered);
+    }
+  }
+
+  /**
+   * Goes on with the turn this agent was built to resume ({@link Builder#resume}) after a restart, given the batches
+   * the runtime restored ({@link dev.toolcall.ToolCallRuntime#restore}). The calls of the last model response that
+   * have no result yet get one each, in order: the result known in the snapshot, else the restored call's outcome
+   * once it ends (a person may still have to decide), else "outcome unknown" for a call found in neither. Then the
+   * turn goes on from where the conversation was: the results go to the model, and the turn ends as any turn does.
+   * A turn that was waiting for the model asks it again.
+   *
+   * @return how the turn ended; a stage failed with {@link IllegalStateException} when there is no turn to resume
+   *     (the conversation is not busy) or a turn is running
+   */
+  public CompletionStage<TurnResult> resume(List<Batch> owed) {
+    Objects.requireNonNull(owed, "owed");
+    Map<String, ToolCall> restored = new HashMap<>();
+    for (Batch b : owed) {
+      for (ToolCall c : b.calls()) {
+        if (c.sessionId().equals(conversation.id())) {
+          restored.put(c.callId(), c);
+        }
+      }
+    }
+    Turn t = new Turn(false);
+    ConversationState from;
+    synchronized (lock) {
+      from = conversation.state();
+      if (!from.isBusy() || (current != null && !current.ended)) {
+        return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: conversation "
+            + conversation.id() + " is " + from.wireName() + (current != null && !current.ended
+            ? " and a turn is running" : "")));
+      }
+      current = t;
+      List<ToolCallRequest> open = openCalls();
+      t.open(open);
+      Map<String, ToolResultMessage> given = new HashMap<>();
+      for (ToolResultMessage m : resumeAnswers) {
+        given.put(m.callId(), m);
+      }
+      Map<String, ToolCall> mine = new LinkedHashMap<>();
+      for (int i = 0; i < open.size(); i++) {
+        ToolCallRequest c = open.get(i);
+        if (given.containsKey(c.id())) {
+          continue;
+        }
+        ToolCall call = restored.get(c.id());
+        if (call != null) {
+          mine.put(c.id(), call);
+        } else {
+          t.refusals[i] = LOST;
+        }
+      }
+      given.keySet().retainAll(open.stream().map(ToolCallRequest::id).toList());
+      t.given = given;
+      t.resumed = mine;
+    }
+    guarded(t, () -> resumeFrom(t, from));
+    return t.result.minimalCompletionStage();
+  }
+
+  /** What the model is told of a call of the resumed turn that neither snapshot holds. */
+  static final String LOST = "Outcome unknown: the process restarted while this call was under way and its result was"
+      + " lost; it may have run. Check its effects before calling it again.";
+
+  /** The calls of the last assistant message without a result after it. Under lock. */
+  private List<ToolCallRequest> openCalls() {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      Message m = messages.get(i);
+      if (m instanceof AssistantMessage a) {
+        return i == messages.size() - 1 ? a.toolCalls() : List.of();
+      }
+      if (m instanceof UserMessage) {
+        return List.of();
+      }
+    }
+    return List.of();
+  }
+
+  private void resumeFrom(Turn t, ConversationState from) {
+    List<ToolCall> calls;
+    synchronized (lock) {
+      calls = List.copyOf(t.resumed.values());
+    }
+    switch (from) {
+      case AWAITING_TOOL_APPROVAL -> whenDecided(calls).whenComplete((x, e) -> guarded(t, () -> {
+        if (calls.stream().allMatch(ToolCall::isTerminal) && calls.stream().noneMatch(c -> c.snapshot().toolStarted())) {
+          tools.onAllDenied(t);
+        } else if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+            ConversationReasons.TOOLS_STARTED)) {
+          afterTools(t, calls);
+        }
+      }));
+      case PROCESSING_LLM_RESPONSE -> {
+        if (step(t, from, ConversationState.EXECUTING_TOOLS, ConversationReasons.TOOLS_STARTED)) {
+          afterTools(t, calls);
+        }
+      }
+      case EXECUTING_TOOLS -> afterTools(t, calls);
+      case TRANSIENT_FAILURE -> {
+        boolean tools = !t.open.isEmpty();
+        if (step(t, from, tools ? ConversationState.EXECUTING_TOOLS : ConversationState.AWAITING_LLM_RESPONSE,
+            ConversationReasons.RETRYING)) {
+          if (tools) {
+            afterTools(t, calls);
+          } else {
+            request(t);
+          }
+        }
+      }
+      case PROCESSING_TOOL_RESULTS, HANDLING_TOOL_ERROR -> {
+        synchronized (lock) {
+          closeOut(t);
+        }
+        if (step(t, from, ConversationState.GENERATING_RESPONSE, ConversationReasons.CONTINUING)) {
+          continueOrStop(t);
+        }
+      }
+      case GENERATING_RESPONSE -> {
+        synchronized (lock) {
+          closeOut(t);
+        }
+        continueOrStop(t);
+      }
+      case PROCESSING_USER_MESSAGE -> {
+        if (step(t, from, ConversationState.AWAITING_LLM_RESPONSE, ConversationReasons.MODEL_REQUESTED)) {
+          request(t);
+        }
+      }
+      case AWAITING_LLM_RESPONSE -> request(t);
+      default -> finish(t, TurnResult.Ending.FAILED, "Nothing to resume from " + from.wireName() + ".",
+          () -> conversation.stopTurn(INTERNAL_ERROR));
+    }
+  }
+
+  /** In executing_tools: once every restored call has ended, the tool phase ends as a batch's would. */
+  private void afterTools(Turn t, List<ToolCall> calls) {
+    CompletableFuture<?>[] ends = calls.stream().map(c -> c.whenTerminal().toCompletableFuture())
+        .toArray(CompletableFuture[]::new);
+    CompletableFuture.allOf(ends).whenComplete((x, e) -> guarded(t, () -> tools.onBatchDone(t,
+        calls.stream().map(c -> new CallResult(c.snapshot())).toList())));
+  }
+
+  /** Completes once none of {@code calls} waits for a decision (each was decided, or ended). */
+  private CompletableFuture<Void> whenDecided(List<ToolCall> calls) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    java.util.function.BooleanSupplier decided = () -> calls.stream().allMatch(c -> {
+      ToolCallState s = c.state();
+      return s != ToolCallState.PENDING && s != ToolCallState.PERMISSION_PENDING;
+    });
+    if (decided.getAsBoolean()) {
+      done.complete(null);
+      return done;
+    }
+    Set<String> ids = new HashSet<>();
+    calls.forEach(c -> ids.add(c.callId()));
+    dev.toolcall.event.Subscription[] sub = new dev.toolcall.event.Subscription[1];
+    sub[0] = runtime.events().subscribe(new dev.toolcall.event.EventListener() {
+      @Override
+      public void onStateChanged(dev.toolcall.event.ToolCallEvent.StateChanged e) {
+        if (ids.contains(e.snapshot().callId()) && e.snapshot().identity().sessionId().equals(conversation.id())
+            && decided.getAsBoolean() && done.complete(null)) {
+          CompletableFuture.runAsync(() -> sub[0].close()); // not from inside its own delivery
+        }
+      }
+    });
+    if (decided.getAsBoolean() && done.complete(null)) {
+      sub[0].close();
+    }
+    return done;
   }
 
   /** The system instructions sent with every model request; empty when there are none. */
@@ -527,12 +740,16 @@ public final class Agent {
       boolean isError = true;
       CallResult callResult = null;
       int j = t.scheduledIndex[i];
-      ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : null;
+      ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : t.resumed.get(c.id());
       if (call != null && call.isTerminal()) {
         callResult = new CallResult(call.snapshot());
       }
+      ToolResultMessage given = t.given.get(c.id());
       if (t.refusals[i] != null) {
         content = t.refusals[i];
+      } else if (given != null) {
+        content = given.content();
+        isError = given.isError();
       } else if (callResult != null) {
         content = callResult.messageForModel();
         isError = callResult.isError();
@@ -610,6 +827,7 @@ public final class Agent {
     private String instructions = "";
     private ModelOptions options = ModelOptions.DEFAULTS;
     private List<Message> history = List.of();
+    private AgentSnapshot resumeFrom;
 
     private Builder(ModelClient model, ToolCallRuntime runtime) {
       this.model = Objects.requireNonNull(model, "model");
@@ -659,6 +877,20 @@ public final class Agent {
      */
     public Builder history(List<? extends Message> history) {
       this.history = History.check(Objects.requireNonNull(history, "history"));
+      return this;
+    }
+
+    /**
+     * Builds the agent to go on after a restart from {@code snapshot} (taken by {@link Agent#snapshot()} before the
+     * process stopped): its conversation id, state and counters, and its messages (the last assistant message's calls
+     * may be unanswered); {@link Agent#resume} then finishes the turn. Replaces {@link #conversationId} and
+     * {@link #history}. The model client and the tools are the ones given to {@link Agent#builder} and to the
+     * runtime: re-creating them is the application's part.
+     */
+    public Builder resume(AgentSnapshot snapshot) {
+      this.resumeFrom = Objects.requireNonNull(snapshot, "snapshot");
+      this.history = snapshot.messages();
+      this.conversationId = snapshot.conversation().conversationId();
       return this;
     }
 

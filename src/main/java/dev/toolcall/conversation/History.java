@@ -10,6 +10,14 @@ final class History {
 
   /** An immutable copy of {@code history}, or an {@link IllegalArgumentException} naming the first bad message. */
   static List<Message> check(List<? extends Message> history) {
+    return check(history, false);
+  }
+
+  /**
+   * {@link #check(List)}; with {@code openEnd} the last assistant message's calls may be unanswered (a turn resumed
+   * after a restart, whose results are still owed).
+   */
+  static List<Message> check(List<? extends Message> history, boolean openEnd) {
     List<Message> copy = List.copyOf(history);
     HashSet<String> ids = new HashSet<>();
     List<ToolCallRequest> open = List.of();
@@ -45,7 +53,7 @@ final class History {
         answered = 0;
       }
     }
-    if (answered < open.size()) {
+    if (answered < open.size() && !(openEnd && answered == 0)) {
       throw bad(copy.size() - 1, "the history ends before tool call '" + open.get(answered).id()
           + "' was answered: add its result");
     }

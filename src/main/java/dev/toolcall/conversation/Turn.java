@@ -30,6 +30,10 @@ final class Turn {
   List<ToolCallRequest> open = List.of(); // guarded
   String[] refusals = new String[0]; // guarded
   int[] scheduledIndex = new int[0]; // guarded
+  /** A resumed turn: the open calls' results known when the agent's snapshot was taken, by call id. */
+  java.util.Map<String, ToolResultMessage> given = java.util.Map.of(); // guarded
+  /** A resumed turn: the open calls restored into the runtime, by call id. */
+  java.util.Map<String, dev.toolcall.ToolCall> resumed = java.util.Map.of(); // guarded
 
   Turn(boolean command) {
     this.command = command;
