@@ -1,0 +1,336 @@
+package dev.toolcall.postgres;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.toolcall.ToolCallState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Tool calls in PostgreSQL, shared by every runtime that uses the same database: one row per call
+ * ({@link StoredCall}), whose version is the call's compare-and-set version. The only write of an existing row is
+ * {@link #compareAndSet}: one {@code UPDATE … WHERE session_id = ? AND call_id = ? AND version = ?}, so of two
+ * writers of the same version exactly one wins and the other is told what won; a writer that was paused while
+ * another moved on changes nothing.
+ *
+ * <p>Faults: a statement that fails is a {@link StoreException} and changes nothing; serialization failures and
+ * deadlocks are retried up to three times; when the connection dies while a write was under way (it may have been
+ * committed), the row is read again to settle it: the write won if the row holds it, and lost if it holds another. A
+ * row this version cannot read (an unknown state written by a newer version, a version at the maximum, an ended call
+ * without its outcome) is a {@link StoreException} naming the row; the row is left as it is and other rows are
+ * unaffected.
+ *
+ * <p>The schema ({@code dev/toolcall/postgres/schema.sql}, applied by {@link #applySchema()}) has the table, an index
+ * of the calls that have not ended (what a restarting runtime reads) and an index of ended calls by age (retention,
+ * {@link #deleteEndedBefore}). Thread-safe: each operation takes its own connection from the {@link DataSource} (pass a
+ * pooled one).
+ */
+public final class PostgresCallStore {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresCallStore.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String COLUMNS = "session_id, call_id, tool_name, state, version, document::text";
+  private static final String ENDED = "('completed', 'failed', 'cancelled', 'permission_denied')";
+  private static final int RETRIES = 3;
+
+  private final DataSource dataSource;
+  private final int timeoutSeconds;
+
+  private PostgresCallStore(DataSource dataSource, Duration statementTimeout) {
+    this.dataSource = dataSource;
+    this.timeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, statementTimeout.toSeconds()));
+  }
+
+  /** A store over {@code dataSource}, each statement limited to 10 seconds. */
+  public static PostgresCallStore create(DataSource dataSource) {
+    return create(dataSource, Duration.ofSeconds(10));
+  }
+
+  /**
+   * A store over {@code dataSource}, each statement limited to {@code statementTimeout} (whole seconds, at least one).
+   *
+   * @throws IllegalArgumentException if the timeout is not positive
+   */
+  public static PostgresCallStore create(DataSource dataSource, Duration statementTimeout) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    Objects.requireNonNull(statementTimeout, "statementTimeout");
+    if (statementTimeout.isNegative() || statementTimeout.isZero()) {
+      throw new IllegalArgumentException("statementTimeout must be positive, was " + statementTimeout);
+    }
+    return new PostgresCallStore(dataSource, statementTimeout);
+  }
+
+  /** Creates the table and its indexes if they are not there (idempotent; safe to run from every runtime). */
+  public void applySchema() {
+    String sql;
+    try (InputStream in = PostgresCallStore.class.getResourceAsStream("schema.sql")) {
+      sql = new String(Objects.requireNonNull(in, "schema.sql").readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new StoreException("cannot read the bundled schema.sql", e);
+    }
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      s.setQueryTimeout(timeoutSeconds);
+      s.execute("SELECT pg_advisory_lock(7263541)"); // two runtimes applying at once: one after the other
+      try {
+        s.execute(sql);
+      } finally {
+        s.execute("SELECT pg_advisory_unlock(7263541)");
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot apply the schema: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Stores a new call.
+   *
+   * @return false when a call with that session and id is stored already (nothing changed)
+   */
+  public boolean insert(StoredCall call) {
+    Objects.requireNonNull(call, "call");
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document)"
+            + " VALUES (?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, call.sessionId());
+      ps.setString(2, call.callId());
+      ps.setString(3, call.toolName());
+      ps.setString(4, call.state().wireName());
+      ps.setInt(5, call.version());
+      ps.setString(6, call.document());
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new StoreException(call.where() + ": insert failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The stored call, if any.
+   *
+   * @throws StoreException if the database cannot be read, or the row cannot be read by this version
+   */
+  public Optional<StoredCall> load(String sessionId, String callId) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(callId, "callId");
+    try {
+      return loadOrThrow(sessionId, callId);
+    } catch (SQLException e) {
+      throw new StoreException("row " + sessionId + "/" + callId + ": read failed: " + e.getMessage(), e);
+    }
+  }
+
+  private Optional<StoredCall> loadOrThrow(String sessionId, String callId) throws SQLException {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT " + COLUMNS + " FROM toolcall_call WHERE session_id = ? AND call_id = ?")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, sessionId);
+      ps.setString(2, callId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  /**
+   * Stores {@code next} if the row still holds {@code expected}'s version: one conditional UPDATE.
+   *
+   * @param next version {@code expected.version() + 1} of the same call
+   * @return won with {@code next}, or lost with the row as it is (its version is not {@code expected}'s)
+   * @throws StoreException if the write failed and changed nothing, or (with {@link StoreException#outcomeUnknown()})
+   *     if it may have been applied and the row could not be read to settle it
+   * @throws IllegalArgumentException if {@code next} is not the next version of the same call
+   */
+  public CasResult compareAndSet(StoredCall expected, StoredCall next) {
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(next, "next");
+    if (!expected.sessionId().equals(next.sessionId()) || !expected.callId().equals(next.callId())
+        || next.version() != expected.version() + 1) {
+      throw new IllegalArgumentException("next must be version " + (expected.version() + 1L) + " of "
+          + expected.where() + ", was version " + next.version() + " of " + next.where());
+    }
+    for (int attempt = 1; ; attempt++) {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+          "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now()"
+              + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
+        ps.setQueryTimeout(timeoutSeconds);
+        ps.setString(1, next.state().wireName());
+        ps.setInt(2, next.version());
+        ps.setString(3, next.document());
+        ps.setString(4, next.sessionId());
+        ps.setString(5, next.callId());
+        ps.setInt(6, expected.version());
+        int rows;
+        try {
+          rows = ps.executeUpdate();
+        } catch (SQLException e) {
+          if (retryable(e) && attempt < RETRIES) {
+            continue;
+          }
+          if (connectionLost(e)) {
+            return settle(expected, next, e);
+          }
+          throw new StoreException(next.where() + ": the write of version " + next.version() + " failed and"
+              + " changed nothing: " + e.getMessage(), e);
+        }
+        if (rows == 1) {
+          return new CasResult(true, next);
+        }
+        return new CasResult(false, loadOrThrow(next.sessionId(), next.callId()).orElseThrow(() ->
+            new StoreException(next.where() + ": the row is gone", null)));
+      } catch (SQLException e) {
+        if (retryable(e) && attempt < RETRIES) {
+          continue;
+        }
+        if (connectionLost(e)) {
+          return settle(expected, next, e);
+        }
+        throw new StoreException(next.where() + ": the write of version " + next.version() + " failed and"
+            + " changed nothing: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The connection died while the write was under way: read the row again to learn whether it was applied. */
+  private CasResult settle(StoredCall expected, StoredCall next, SQLException cause) {
+    StoredCall now;
+    try {
+      now = loadOrThrow(next.sessionId(), next.callId()).orElseThrow(() ->
+          new StoreException(next.where() + ": the row is gone", cause));
+    } catch (SQLException e) {
+      e.addSuppressed(cause);
+      throw new StoreException(next.where() + ": the connection died during the write of version " + next.version()
+          + ", and the row could not be read to settle it: " + e.getMessage(), e, true);
+    }
+    if (now.version() == next.version() && now.state() == next.state() && sameJson(now.document(), next.document())) {
+      return new CasResult(true, now);
+    }
+    if (now.version() == expected.version()) {
+      throw new StoreException(next.where() + ": the write of version " + next.version() + " was not applied (the"
+          + " connection died before it committed): " + cause.getMessage(), cause);
+    }
+    return new CasResult(false, now);
+  }
+
+  /**
+   * The calls that have not ended, in the order they were stored (what a restarting runtime reads). A row this
+   * version cannot read is left out, and logged at WARN naming it; the others are returned.
+   */
+  public List<StoredCall> active() {
+    return active(e -> log.warn("{}", e.getMessage()));
+  }
+
+  /** {@link #active()}, handing each row this version cannot read to {@code unreadable} instead of the log. */
+  public List<StoredCall> active(java.util.function.Consumer<? super StoreException> unreadable) {
+    Objects.requireNonNull(unreadable, "unreadable");
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT " + COLUMNS + " FROM toolcall_call WHERE state NOT IN " + ENDED + " ORDER BY seq")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      List<StoredCall> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          try {
+            out.add(row(rs));
+          } catch (StoreException e) {
+            unreadable.accept(e);
+          }
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("reading the calls that have not ended failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Deletes the calls that ended before {@code cutoff} (retention); returns how many. */
+  public int deleteEndedBefore(Instant cutoff) {
+    Objects.requireNonNull(cutoff, "cutoff");
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "DELETE FROM toolcall_call WHERE state IN " + ENDED + " AND updated_at < ?")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setTimestamp(1, Timestamp.from(cutoff));
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("deleting ended calls failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** A row as this version reads it, or a {@link StoreException} naming the row. */
+  private static StoredCall row(ResultSet rs) throws SQLException {
+    String session = rs.getString(1);
+    String call = rs.getString(2);
+    String where = "row " + session + "/" + call;
+    ToolCallState state;
+    try {
+      state = ToolCallState.fromWireName(rs.getString(4));
+    } catch (IllegalArgumentException e) {
+      throw new StoreException(where + ": state '" + rs.getString(4) + "' is unknown to this version of the library"
+          + " (written by a newer one?); the row is left as it is", e);
+    }
+    int version = rs.getInt(5);
+    if (version == Integer.MAX_VALUE) {
+      throw new StoreException(where + ": version " + version + " is the last one; the call cannot change again",
+          null);
+    }
+    String document = rs.getString(6);
+    if (state.isTerminal()) {
+      JsonNode outcome;
+      try {
+        outcome = JSON.readTree(document).get("outcome");
+      } catch (JsonProcessingException e) {
+        throw new StoreException(where + ": its document is not JSON", e);
+      }
+      if (outcome == null || outcome.isNull()) {
+        throw new StoreException(where + ": it ended " + state.wireName() + " but its document has no outcome",
+            null);
+      }
+    }
+    return new StoredCall(session, call, rs.getString(3), state, version, document);
+  }
+
+  private static boolean sameJson(String a, String b) {
+    try {
+      return JSON.readTree(a).equals(JSON.readTree(b));
+    } catch (JsonProcessingException e) {
+      return false;
+    }
+  }
+
+  /** Serialization failure or deadlock: the transaction may be retried. */
+  private static boolean retryable(SQLException e) {
+    String s = e.getSQLState();
+    return "40001".equals(s) || "40P01".equals(s);
+  }
+
+  /** The connection failed (SQLSTATE class 08, or an admin shutdown or terminated backend, class 57P). */
+  private static boolean connectionLost(SQLException e) {
+    String s = e.getSQLState();
+    return s != null && (s.startsWith("08") || s.startsWith("57P"));
+  }
+
+  /**
+   * What a {@link #compareAndSet} did.
+   *
+   * @param won whether the write was stored
+   * @param current the row as it is now: the write when it won, the winner's version when it lost
+   */
+  public record CasResult(boolean won, StoredCall current) {
+    /** Checks the parts. */
+    public CasResult {
+      Objects.requireNonNull(current, "current");
+    }
+  }
+}

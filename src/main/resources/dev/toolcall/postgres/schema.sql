@@ -1,0 +1,26 @@
+-- toolcall-lifecycle: the shared store of tool calls (schema version 1). Applied by PostgresCallStore.applySchema();
+-- every statement is idempotent. One row per call; its version is the call's compare-and-set version, and each
+-- transition is one UPDATE ... WHERE session_id = ? AND call_id = ? AND version = ?.
+CREATE TABLE IF NOT EXISTS toolcall_call (
+  session_id  text        NOT NULL,
+  call_id     text        NOT NULL,
+  tool_name   text        NOT NULL,
+  state       text        NOT NULL,
+  version     integer     NOT NULL CHECK (version >= 0),
+  document    jsonb       NOT NULL,
+  seq         bigserial   NOT NULL,
+  updated_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (session_id, call_id)
+);
+-- The calls that have not ended, in the order they were stored (what a restarting runtime reads).
+CREATE INDEX IF NOT EXISTS toolcall_call_active
+  ON toolcall_call (seq)
+  WHERE state NOT IN ('completed', 'failed', 'cancelled', 'permission_denied');
+-- Retention: ended calls by age (PostgresCallStore.deleteEndedBefore).
+CREATE INDEX IF NOT EXISTS toolcall_call_ended
+  ON toolcall_call (updated_at)
+  WHERE state IN ('completed', 'failed', 'cancelled', 'permission_denied');
+CREATE TABLE IF NOT EXISTS toolcall_schema (
+  version integer NOT NULL PRIMARY KEY
+);
+INSERT INTO toolcall_schema (version) VALUES (1) ON CONFLICT DO NOTHING;

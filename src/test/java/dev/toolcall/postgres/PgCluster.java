@@ -1,0 +1,139 @@
+package dev.toolcall.postgres;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The PostgreSQL server of the tests: the one {@code TOOLCALL_PG_URL} names (a JDBC URL), else a throwaway cluster
+ * in a temporary folder, made with {@code initdb} and started with {@code pg_ctl} on a free loopback port (as the
+ * {@code postgres} user when the tests run as root, since both refuse root), once per JVM and stopped when it exits.
+ * Never a mock, and never a silent skip: without a URL and without PostgreSQL's programs the tests fail, saying what
+ * to install ({@code .ci/run} installs Debian's {@code postgresql} package when they are missing).
+ */
+final class PgCluster {
+  private static String url;
+
+  private PgCluster() {}
+
+  /** The JDBC URL of the server, starting the throwaway cluster on first use. */
+  static synchronized String url() {
+    if (url == null) {
+      String given = System.getenv("TOOLCALL_PG_URL");
+      url = given != null && !given.isBlank() ? given : start();
+    }
+    return url;
+  }
+
+  /** A data source on the server, in a database of its own (so that tests do not see each other's rows). */
+  static DataSource database(String name) {
+    PGSimpleDataSource admin = new PGSimpleDataSource();
+    admin.setURL(url());
+    try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+      s.execute("CREATE DATABASE " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create database " + name + " on " + url() + ": " + e.getMessage(), e);
+    }
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url());
+    ds.setDatabaseName(name);
+    return ds;
+  }
+
+  private static String start() {
+    Path bin = binaries();
+    try {
+      Path dir = Files.createTempDirectory("toolcall-pg");
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+      Path data = dir.resolve("data");
+      int port;
+      try (ServerSocket s = new ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      run(bin.resolve("initdb") + " -D " + data + " -U toolcall --auth=trust -E UTF8 --locale=C", dir);
+      run(bin.resolve("pg_ctl") + " -D " + data + " -l " + dir.resolve("server.log") + " -w -t 60 -o \"-c"
+          + " listen_addresses=127.0.0.1 -p " + port + " -k " + dir + " -c max_connections=200\" start", dir);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          run(bin.resolve("pg_ctl") + " -D " + data + " -m immediate -w stop", dir);
+        } catch (RuntimeException e) {
+          System.err.println("could not stop the test PostgreSQL: " + e.getMessage());
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+          all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+          // a temporary folder: left for the OS
+        }
+      }, "toolcall-pg-stop"));
+      return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=toolcall";
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start a throwaway PostgreSQL: " + e.getMessage(), e);
+    }
+  }
+
+  /** The folder of initdb and pg_ctl: TOOLCALL_PG_BIN, else Debian's newest /usr/lib/postgresql/N/bin. */
+  static Path binaries() {
+    String given = System.getenv("TOOLCALL_PG_BIN");
+    if (given != null && Files.isExecutable(Path.of(given, "initdb"))) {
+      return Path.of(given);
+    }
+    Path debian = Path.of("/usr/lib/postgresql");
+    if (Files.isDirectory(debian)) {
+      try (Stream<Path> versions = Files.list(debian)) {
+        List<Path> found = new ArrayList<>(versions.map(v -> v.resolve("bin"))
+            .filter(b -> Files.isExecutable(b.resolve("initdb"))).toList());
+        found.sort(Comparator.comparing(p -> versionOf(p.getParent().getFileName().toString())));
+        if (!found.isEmpty()) {
+          return found.get(found.size() - 1);
+        }
+      } catch (IOException e) {
+        // fall through to the failure below
+      }
+    }
+    throw new IllegalStateException("PostgreSQL tests need a server: set TOOLCALL_PG_URL to a JDBC URL, or install"
+        + " PostgreSQL's programs (Debian: apt-get install -y postgresql; .ci/run does this when they are missing)");
+  }
+
+  private static int versionOf(String s) {
+    try {
+      return Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Runs {@code command} with sh, as the postgres user when this JVM runs as root; fails with its output. */
+  static String run(String command, Path dir) {
+    boolean root = "root".equals(System.getProperty("user.name"));
+    List<String> argv = root ? List.of("su", "postgres", "-s", "/bin/sh", "-c", "cd " + dir + " && " + command)
+        : List.of("/bin/sh", "-c", "cd " + dir + " && " + command);
+    try {
+      Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+      p.getOutputStream().close();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("'" + command + "' failed: " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run '" + command + "': " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted running '" + command + "'", e);
+    }
+  }
+}

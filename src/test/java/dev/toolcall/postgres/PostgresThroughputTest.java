@@ -1,0 +1,121 @@
+package dev.toolcall.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolcall.ToolCallState;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 16, part 7, a figure: compare-and-set transitions per second on PostgreSQL over loopback with 1, 4 and 16
+ * threads (each thread advancing rows of its own, one connection per thread), against pgbench's simple-update run
+ * ({@code pgbench -N}) on the same server as the limit. A stress harness: it measures and prints. Run:
+ * {@code mvn test -DexcludedGroups= -Dgroups=stress -Dtest=PostgresThroughputTest}.
+ */
+@Tag("stress")
+class PostgresThroughputTest {
+  static final long SECONDS = 5;
+
+  @Test
+  void transitionsPerSecondAgainstPgbench() throws Exception {
+    DataSource db = PgCluster.database("toolcall_throughput");
+    PostgresCallStore.create(db).applySchema();
+    for (int threads : new int[] {1, 4, 16}) {
+      PostgresCallStore store = PostgresCallStore.create(perThread(db));
+      for (int t = 0; t < threads; t++) {
+        for (int r = 0; r < 10; r++) {
+          store.insert(new StoredCall("t" + threads, "c" + t + "-" + r, "shell", ToolCallState.RUNNING, 0, "{}"));
+        }
+      }
+      long done = run(store, threads);
+      System.out.printf("store compareAndSet, %2d threads: %,d transitions/s%n", threads, done / SECONDS);
+      assertThat(done).isPositive();
+    }
+    String url = PgCluster.url();
+    Matcher m = Pattern.compile("//127.0.0.1:(\\d+)/").matcher(url);
+    assertThat(m.find()).isTrue();
+    String port = m.group(1);
+    Path dir = Files.createTempDirectory("pgbench");
+    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path bin = PgCluster.binaries();
+    PgCluster.run(bin.resolve("pgbench") + " -h 127.0.0.1 -p " + port + " -U toolcall -i -s 4 -q toolcall_throughput",
+        dir);
+    for (int clients : new int[] {1, 4, 16}) {
+      String out = PgCluster.run(bin.resolve("pgbench") + " -h 127.0.0.1 -p " + port + " -U toolcall -N -c "
+          + clients + " -j " + Math.min(clients, 2) + " -T " + SECONDS + " toolcall_throughput", dir);
+      Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(out);
+      System.out.printf("pgbench -N (simple update), %2d clients: %s tps%n", clients,
+          tps.find() ? tps.group(1) : "? (" + out + ")");
+    }
+  }
+
+  private static long run(PostgresCallStore store, int threads) throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<Long>> fs = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int me = t;
+      fs.add(pool.submit(() -> {
+        List<StoredCall> mine = new ArrayList<>();
+        for (int r = 0; r < 10; r++) {
+          mine.add(store.load("t" + threads, "c" + me + "-" + r).orElseThrow());
+        }
+        start.await();
+        long n = 0;
+        for (int i = 0; !stop.get(); i = (i + 1) % mine.size()) {
+          StoredCall cur = mine.get(i);
+          PostgresCallStore.CasResult r = store.compareAndSet(cur, cur.next(ToolCallState.RUNNING,
+              "{\"n\":" + (cur.version() + 1) + "}"));
+          mine.set(i, r.current());
+          if (r.won()) {
+            n++;
+          }
+        }
+        return n;
+      }));
+    }
+    start.countDown();
+    TimeUnit.SECONDS.sleep(SECONDS); // the measuring window of a throughput harness, not a wait for a race
+    stop.set(true);
+    long total = 0;
+    for (Future<Long> f : fs) {
+      total += f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdownNow();
+    return total;
+  }
+
+  /** {@code ds} with one open connection per thread (closing it does nothing): what a pool gives a busy thread. */
+  static DataSource perThread(DataSource ds) {
+    ThreadLocal<Connection> mine = new ThreadLocal<>();
+    return PostgresCallStoreTest.proxy(DataSource.class, (p, m, args) -> {
+      if (!m.getName().equals("getConnection")) {
+        return PostgresCallStoreTest.invoke(ds, m, args);
+      }
+      Connection c = mine.get();
+      if (c == null) {
+        c = ds.getConnection();
+        mine.set(c);
+      }
+      Connection real = c;
+      return Proxy.newProxyInstance(PostgresThroughputTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+          (cp, cm, cargs) -> cm.getName().equals("close") ? null : PostgresCallStoreTest.invoke(real, cm, cargs));
+    });
+  }
+}
