@@ -24,3 +24,14 @@ CREATE TABLE IF NOT EXISTS toolcall_schema (
   version integer NOT NULL PRIMARY KEY
 );
 INSERT INTO toolcall_schema (version) VALUES (1) ON CONFLICT DO NOTHING;
+-- Every stored change is announced on channel toolcall_call as 'session_id/call_id/version' (lengths first, so ids
+-- may hold any character: '<len>:<session_id><len>:<call_id>/<version>'), sent when the writing transaction commits.
+CREATE OR REPLACE FUNCTION toolcall_call_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('toolcall_call', length(NEW.session_id) || ':' || NEW.session_id || length(NEW.call_id) || ':'
+      || NEW.call_id || '/' || NEW.version);
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS toolcall_call_notify ON toolcall_call;
+CREATE TRIGGER toolcall_call_notify AFTER INSERT OR UPDATE ON toolcall_call
+  FOR EACH ROW EXECUTE FUNCTION toolcall_call_notify();

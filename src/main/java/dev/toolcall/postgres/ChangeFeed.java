@@ -1,0 +1,190 @@
+package dev.toolcall.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The changes every runtime stores, told to this one as they commit: {@code LISTEN toolcall_call} on a connection of
+ * its own (the schema's trigger sends one notification per stored version), on one daemon thread
+ * ({@code toolcall-change-feed}). When that connection is lost, the feed reconnects and re-scans the rows changed
+ * since shortly before it was last known to be listening (polling as the fallback), so a change made meanwhile is
+ * still told; a change may then be told twice. Order comes from versions: a consumer keeps the highest version it has
+ * seen of each call and ignores the others.
+ *
+ * <p>The consumer runs on the feed's thread, one change at a time; it should be quick (hand the change to an
+ * executor) and must not throw (a throw is logged and the feed goes on). {@link #close()} stops the thread and closes
+ * the connection.
+ */
+public final class ChangeFeed implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ChangeFeed.class);
+  /** How far before the last moment it was listening the re-scan starts: covers the clocks of app and server. */
+  private static final Duration RESCAN_MARGIN = Duration.ofSeconds(5);
+
+  /**
+   * One stored version of a call.
+   *
+   * @param sessionId the call's session
+   * @param callId the call's id
+   * @param version the version stored
+   */
+  public record Change(String sessionId, String callId, int version) {}
+
+  private final DataSource dataSource;
+  private final Consumer<? super Change> consumer;
+  private final long waitMillis;
+  private final Thread thread;
+  private volatile boolean closed;
+  private volatile Connection connection;
+
+  private ChangeFeed(DataSource dataSource, Consumer<? super Change> consumer, Duration wait) {
+    this.dataSource = dataSource;
+    this.consumer = consumer;
+    this.waitMillis = Math.max(1, wait.toMillis());
+    this.thread = new Thread(this::loop, "toolcall-change-feed");
+    this.thread.setDaemon(true);
+  }
+
+  /**
+   * Starts a feed.
+   *
+   * @param wait how long one wait for notifications lasts, and how long the feed waits before reconnecting after a
+   *     lost connection (say 500 ms)
+   * @throws IllegalArgumentException if {@code wait} is not positive
+   */
+  public static ChangeFeed start(DataSource dataSource, Consumer<? super Change> consumer, Duration wait) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    Objects.requireNonNull(consumer, "consumer");
+    Objects.requireNonNull(wait, "wait");
+    if (wait.isNegative() || wait.isZero()) {
+      throw new IllegalArgumentException("wait must be positive, was " + wait);
+    }
+    ChangeFeed f = new ChangeFeed(dataSource, consumer, wait);
+    f.thread.start();
+    return f;
+  }
+
+  private void loop() {
+    Instant listening = null; // the last moment the feed was known to be listening
+    boolean warned = false;
+    while (!closed) {
+      try {
+        Connection c = connection;
+        if (c == null) {
+          c = dataSource.getConnection();
+          connection = c;
+          try (Statement s = c.createStatement()) {
+            s.execute("LISTEN toolcall_call");
+          }
+          if (listening != null) {
+            rescan(c, listening.minus(RESCAN_MARGIN));
+          }
+          if (warned) {
+            log.info("change feed listening again");
+            warned = false;
+          }
+        }
+        listening = Instant.now();
+        PGNotification[] ns = c.unwrap(PGConnection.class).getNotifications((int) Math.min(waitMillis,
+            Integer.MAX_VALUE));
+        if (ns != null) {
+          for (PGNotification n : ns) {
+            tell(parse(n.getParameter()));
+          }
+        }
+      } catch (SQLException e) {
+        closeQuietly();
+        if (closed) {
+          return;
+        }
+        if (!warned) {
+          log.warn("change feed lost its connection ({}); reconnecting, then re-scanning what changed meanwhile",
+              e.getMessage());
+          warned = true;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(waitMillis)); // back off before reconnecting
+      }
+    }
+  }
+
+  /** Tells every row changed since {@code since}, oldest first. */
+  private void rescan(Connection c, Instant since) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT session_id, call_id, version FROM toolcall_call"
+        + " WHERE updated_at >= ? ORDER BY updated_at, seq")) {
+      ps.setTimestamp(1, Timestamp.from(since));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          tell(new Change(rs.getString(1), rs.getString(2), rs.getInt(3)));
+        }
+      }
+    }
+  }
+
+  private void tell(Change change) {
+    if (change == null) {
+      return;
+    }
+    try {
+      consumer.accept(change);
+    } catch (RuntimeException e) { // the consumer's bug must not stop the feed
+      log.error("change feed consumer failed on {}; the feed goes on", change, e);
+    }
+  }
+
+  /** {@code <len>:<session><len>:<call>/<version>}, as the schema's trigger writes it; null if malformed. */
+  static Change parse(String payload) {
+    try {
+      int colon = payload.indexOf(':');
+      int sl = Integer.parseInt(payload.substring(0, colon));
+      String session = payload.substring(colon + 1, colon + 1 + sl);
+      int rest = colon + 1 + sl;
+      int colon2 = payload.indexOf(':', rest);
+      int cl = Integer.parseInt(payload.substring(rest, colon2));
+      String call = payload.substring(colon2 + 1, colon2 + 1 + cl);
+      int version = Integer.parseInt(payload.substring(colon2 + 2 + cl));
+      return new Change(session, call, version);
+    } catch (RuntimeException e) {
+      log.warn("change feed ignored a malformed notification '{}'", payload);
+      return null;
+    }
+  }
+
+  private void closeQuietly() {
+    Connection c = connection;
+    connection = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException e) {
+        // lost already
+      }
+    }
+  }
+
+  /** Stops the feed's thread and closes its connection; waits up to five seconds for the thread. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+    thread.interrupt();
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeQuietly();
+  }
+}
