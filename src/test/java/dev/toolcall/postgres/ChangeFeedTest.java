@@ -39,7 +39,7 @@ class ChangeFeedTest {
   void everyStoredVersionIsToldAndALostConnectionIsMadeUpFor() throws Exception {
     BlockingQueue<ChangeFeed.Change> heard = new LinkedBlockingQueue<>();
     try (ChangeFeed feed = ChangeFeed.start(listenerSide, heard::add, Duration.ofMillis(100))) {
-      awaitListening();
+      awaitListening(listenerSide, "toolcall-feed");
       StoredCall c = new StoredCall("s/1", "call:7", "shell", ToolCallState.PERMISSION_PENDING, 0, "{}");
       assertThat(writer.insert(c)).isTrue();
       StoredCall v1 = writer.compareAndSet(c, c.next(ToolCallState.PERMISSION_APPROVED, "{}")).current();
@@ -81,12 +81,12 @@ class ChangeFeedTest {
   }
 
   /** Waits until the feed's connection has run LISTEN (bounded; a query, not a sleep). */
-  private static void awaitListening() throws Exception {
+  static void awaitListening(DataSource db, String feedName) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    try (Connection admin = listenerSide.getConnection(); Statement s = admin.createStatement()) {
+    try (Connection admin = db.getConnection(); Statement s = admin.createStatement()) {
       while (System.nanoTime() < deadline) {
         try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity"
-            + " WHERE application_name = 'toolcall-feed' AND query LIKE 'LISTEN%'")) {
+            + " WHERE application_name = '" + feedName + "' AND query LIKE 'LISTEN%'")) {
           rs.next();
           if (rs.getInt(1) == 1) {
             return;

@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 16, part 7, a figure: compare-and-set transitions per second on PostgreSQL over loopback with 1, 4 and 16
  * threads (each thread advancing rows of its own, one connection per thread), against pgbench's simple-update run
- * ({@code pgbench -N}) on the same server as the limit. A stress harness: it measures and prints. Run:
+ * ({@code pgbench -N}) on the same server as the limit; and the delay from a write to its notification on another
+ * connection's {@link ChangeFeed}. A stress harness: it measures and prints. Run:
  * {@code mvn test -DexcludedGroups= -Dgroups=stress -Dtest=PostgresThroughputTest}.
  */
 @Tag("stress")
@@ -61,6 +63,42 @@ class PostgresThroughputTest {
       Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(out);
       System.out.printf("pgbench -N (simple update), %2d clients: %s tps%n", clients,
           tps.find() ? tps.group(1) : "? (" + out + ")");
+    }
+  }
+
+  /**
+   * The delay from a write on one connection to its notification on another's {@link ChangeFeed}: 500 writes one at
+   * a time, each timed from before the write and from the write's return; p50 and p99.
+   */
+  @Test
+  void crossRuntimeNotificationDelay() throws Exception {
+    DataSource db = PgCluster.database("toolcall_delay");
+    PostgresCallStore writer = PostgresCallStore.create(perThread(db));
+    writer.applySchema();
+    java.util.concurrent.BlockingQueue<Long> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+    try (ChangeFeed feed = ChangeFeed.start(PostgresCallStoreTest.named(db, "delay-feed"),
+        c -> heard.add(System.nanoTime()), Duration.ofMillis(500))) {
+      ChangeFeedTest.awaitListening(db, "delay-feed");
+      StoredCall c = new StoredCall("s", "c", "shell", ToolCallState.RUNNING, 0, "{}");
+      writer.insert(c);
+      assertThat(heard.poll(20, TimeUnit.SECONDS)).as("the feed heard the insert").isNotNull();
+      int n = 500;
+      long[] fromStart = new long[n];
+      long[] fromReturn = new long[n];
+      for (int i = 0; i < n; i++) {
+        long t0 = System.nanoTime();
+        c = writer.compareAndSet(c, c.next(ToolCallState.RUNNING, "{\"n\":" + (i + 1) + "}")).current();
+        long t1 = System.nanoTime();
+        Long at = heard.poll(20, TimeUnit.SECONDS);
+        assertThat(at).isNotNull();
+        fromStart[i] = at - t0;
+        fromReturn[i] = Math.max(0, at - t1);
+      }
+      java.util.Arrays.sort(fromStart);
+      java.util.Arrays.sort(fromReturn);
+      System.out.printf("notification delay over %d writes: from before the write p50 %.0f us, p99 %.0f us;"
+          + " from the write's return p50 %.0f us, p99 %.0f us%n", n, fromStart[n / 2] / 1e3,
+          fromStart[n * 99 / 100] / 1e3, fromReturn[n / 2] / 1e3, fromReturn[n * 99 / 100] / 1e3);
     }
   }
 
