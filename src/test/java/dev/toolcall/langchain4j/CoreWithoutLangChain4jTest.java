@@ -37,6 +37,8 @@ class CoreWithoutLangChain4jTest {
       assertThat(run.call()).isEqualTo("echo ok | ANSWERED: done");
       Class<?> adapter = loader.loadClass(LangChain4jModels.class.getName());
       assertThatThrownBy(adapter::getMethods).isInstanceOf(NoClassDefFoundError.class);
+      // tasks the run left on the common pool (executor listeners) finish before the loader closes under them
+      java.util.concurrent.ForkJoinPool.commonPool().awaitQuiescence(10, java.util.concurrent.TimeUnit.SECONDS);
     }
   }
 }

@@ -37,6 +37,8 @@ class CoreWithoutMcpTest {
       assertThat(run.call()).isEqualTo("echo ok | ANSWERED: done");
       Class<?> source = loader.loadClass(McpToolSource.class.getName());
       assertThatThrownBy(source::getDeclaredMethods).isInstanceOf(NoClassDefFoundError.class);
+      // tasks the run left on the common pool (executor listeners) finish before the loader closes under them
+      java.util.concurrent.ForkJoinPool.commonPool().awaitQuiescence(10, java.util.concurrent.TimeUnit.SECONDS);
     }
   }
 }

@@ -40,6 +40,8 @@ class CoreWithoutOpenTelemetryTest {
       assertThat(run.call()).isEqualTo("echo ok | ANSWERED: done");
       Class<?> telemetry = loader.loadClass(ToolCallTelemetry.class.getName());
       assertThatThrownBy(() -> telemetry.getMethods()).isInstanceOf(NoClassDefFoundError.class);
+      // tasks the run left on the common pool (executor listeners) finish before the loader closes under them
+      java.util.concurrent.ForkJoinPool.commonPool().awaitQuiescence(10, java.util.concurrent.TimeUnit.SECONDS);
     }
   }
 }

@@ -37,6 +37,8 @@ class CoreWithoutSpringAiTest {
       assertThat(run.call()).isEqualTo("echo ok | ANSWERED: done");
       assertThatThrownBy(() -> loader.loadClass(SpringAiToolCallingManager.class.getName()))
           .isInstanceOf(NoClassDefFoundError.class); // it implements Spring's interface: it cannot even load
+      // tasks the run left on the common pool (executor listeners) finish before the loader closes under them
+      java.util.concurrent.ForkJoinPool.commonPool().awaitQuiescence(10, java.util.concurrent.TimeUnit.SECONDS);
     }
   }
 }
