@@ -299,12 +299,21 @@ public final class PermissionService implements AutoCloseable {
     }
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
+    return enqueue(p, timeout);
+  }
+
+  /**
+   * Puts the open request {@code p} in the queue, tells the request listeners, arms its deadline {@code left} from
+   * now, and resolves it when its call ends; a request resolved meanwhile, or a service closed meanwhile, is taken
+   * out again. Returns the stage that completes with the version that left PERMISSION_PENDING.
+   */
+  private CompletionStage<ToolCallSnapshot> enqueue(Pending p, Duration left) {
     queue.put(p);
     if (!requestListeners.isEmpty()) {
       requestListeners.opened(p.request);
     }
-    p.timer = deadlines.schedule(() -> onDeadline(p), timeout);
-    call.whenTerminal().thenAccept(t -> finish(p, t));
+    p.timer = deadlines.schedule(() -> onDeadline(p), left);
+    p.call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
       queue.remove(p);
       p.cancelTimer();
@@ -312,7 +321,7 @@ public final class PermissionService implements AutoCloseable {
       queue.signalWaiters();
     }
     if (queue.isClosed()) {
-      finish(p, call.cancel(CLOSED).snapshot());
+      finish(p, p.call.cancel(CLOSED).snapshot());
     }
     return p.result.minimalCompletionStage();
   }
@@ -362,22 +371,7 @@ public final class PermissionService implements AutoCloseable {
     }
     log.debug("permission request {} of call {} ({}) resumed, deadline in {}", id, call.callId(), call.toolName(),
         Duration.ofNanos(left));
-    queue.put(p);
-    if (!requestListeners.isEmpty()) {
-      requestListeners.opened(p.request);
-    }
-    p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(left));
-    call.whenTerminal().thenAccept(t -> finish(p, t));
-    if (p.done.get()) {
-      queue.remove(p);
-      p.cancelTimer();
-    } else {
-      queue.signalWaiters();
-    }
-    if (queue.isClosed()) {
-      finish(p, call.cancel(CLOSED).snapshot());
-    }
-    return p.result.minimalCompletionStage();
+    return enqueue(p, Duration.ofNanos(left));
   }
 
   private void onDeadline(Pending p) {

@@ -173,19 +173,7 @@ public final class PostgresCallStore {
         ps.setString(4, next.sessionId());
         ps.setString(5, next.callId());
         ps.setInt(6, expected.version());
-        int rows;
-        try {
-          rows = ps.executeUpdate();
-        } catch (SQLException e) {
-          if (retryable(e) && attempt < RETRIES) {
-            continue;
-          }
-          if (connectionLost(e)) {
-            return settle(expected, next, e);
-          }
-          throw new StoreException(next.where() + ": the write of version " + next.version() + " failed and"
-              + " changed nothing: " + e.getMessage(), e);
-        }
+        int rows = ps.executeUpdate();
         if (rows == 1) {
           return new CasResult(true, next);
         }
