@@ -10,11 +10,9 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolResult;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.toolcall.testing.Readme;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Runs the README's quick start, and checks the README shows exactly this code. */
@@ -60,12 +58,6 @@ class QuickStartTest {
     assertThat(seen).contains("call_1 PENDING -> RUNNING", "call_2 PERMISSION_PENDING -> PERMISSION_APPROVED",
         "call_2 RUNNING -> COMPLETED", "call_3 RUNNING -> FAILED");
 
-    String source = Files.readString(Path.of("src/test/java/dev/toolcall/QuickStartTest.java"));
-    String snippet = source.substring(source.indexOf("// README:begin") + "// README:begin".length(),
-        source.indexOf("// README:end"));
-    String dedented = snippet.lines().filter(l -> !l.isBlank() || true)
-        .map(l -> l.length() >= 4 ? l.substring(4) : l.strip()).collect(Collectors.joining("\n")).strip();
-    assertThat(Files.readString(Path.of("README.md"))).as("README quick start matches QuickStartTest")
-        .contains(dedented);
+    Readme.assertShows("src/test/java/dev/toolcall/QuickStartTest.java");
   }
 }

@@ -10,11 +10,10 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolResult;
-import java.nio.file.Files;
+import dev.toolcall.testing.Readme;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,13 +45,7 @@ class ReadmeRestartTest {
       System.out.println(result.callId() + ": " + result.outcome().messageForModel());  // call_1: ran {"command":"npm test"}
     }
     // README:end
-    String source = Files.readString(Path.of("src/test/java/dev/toolcall/ReadmeRestartTest.java"));
-    String snippet = source.substring(source.indexOf("// README:begin") + "// README:begin".length(),
-        source.indexOf("// README:end"));
-    String dedented = snippet.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
-        .collect(Collectors.joining("\n")).strip();
-    assertThat(Files.readString(Path.of("README.md"))).as("README's restart section matches ReadmeRestartTest")
-        .contains(dedented);
+    Readme.assertShows("src/test/java/dev/toolcall/ReadmeRestartTest.java");
     assertThat(RuntimeSnapshot.readFrom(file).calls()).singleElement()
         .extracting(RuntimeSnapshot.Call::state).isEqualTo(ToolCallState.PERMISSION_PENDING);
   }

@@ -6,10 +6,8 @@ import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolResult;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.toolcall.testing.Readme;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Runs the README's turn with a scripted model, and checks the README shows exactly this code. */
@@ -41,12 +39,6 @@ class ReadmeAgentTest {
     assertThat(agent.messages()).hasSize(4);
     assertThat(agent.conversation().state()).isEqualTo(ConversationState.IDLE);
 
-    String source = Files.readString(Path.of("src/test/java/dev/toolcall/conversation/ReadmeAgentTest.java"));
-    String snippet = source.substring(source.indexOf("// README:begin") + "// README:begin".length(),
-        source.indexOf("// README:end"));
-    String dedented = snippet.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
-        .collect(Collectors.joining("\n")).strip();
-    assertThat(Files.readString(Path.of("README.md"))).as("README's turn with a model matches ReadmeAgentTest")
-        .contains(dedented);
+    Readme.assertShows("src/test/java/dev/toolcall/conversation/ReadmeAgentTest.java");
   }
 }

@@ -1,0 +1,27 @@
+package dev.toolcall.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Collectors;
+
+/** Keeps the README's code true: the code between a test's README markers is what the README shows. */
+public final class Readme {
+  private Readme() {}
+
+  /**
+   * Asserts that README.md contains the code between {@code // README:begin} and {@code // README:end} in the test
+   * source {@code testSource} (a path from the project's root), dedented by one level of the test's indentation.
+   */
+  public static void assertShows(String testSource) throws IOException {
+    String source = Files.readString(Path.of(testSource));
+    String snippet = source.substring(source.indexOf("// README:begin") + "// README:begin".length(),
+        source.indexOf("// README:end"));
+    String dedented = snippet.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
+        .collect(Collectors.joining("\n")).strip();
+    assertThat(Files.readString(Path.of("README.md"))).as("README shows the code of %s", testSource)
+        .contains(dedented);
+  }
+}
