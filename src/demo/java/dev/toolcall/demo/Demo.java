@@ -171,6 +171,7 @@ public final class Demo {
    *
    * @param restoreTerminal puts the terminal back; the Ctrl-C hook calls it once the timeline is printed
    */
+  @SuppressWarnings("try") // the MCP attachment is held by the try; the display is closed early, before the summary
   static Run run(Options o, Io io, Runnable restoreTerminal) throws Exception {
     PrintStream out = io.out();
     Ticker ticker = Ticker.system();

@@ -128,7 +128,6 @@ final class ToolPhase {
     });
   }
 
-  /** Every call of the response was refused by a guard: the errors go to the model through handling_tool_error. */
   /** The error of the response's first call: its refusal, or the message of its failed validation. Under lock. */
   private static String firstError(Turn t) {
     if (t.refusals[0] != null) {

@@ -142,7 +142,7 @@ public final class LangChain4jSchemas {
       b.description(n.get("description").asText());
     }
     LinkedHashMap<String, JsonSchemaElement> props = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = n.path("properties").fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = n.path("properties").properties().iterator(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> p = it.next();
       props.put(p.getKey(), element(p.getValue()));
     }
@@ -158,7 +158,7 @@ public final class LangChain4jSchemas {
     JsonNode defs = n.has("$defs") ? n.get("$defs") : n.path("definitions");
     if (defs.isObject() && defs.size() > 0) {
       LinkedHashMap<String, JsonSchemaElement> d = new LinkedHashMap<>();
-      defs.fields().forEachRemaining(x -> d.put(x.getKey(), element(x.getValue())));
+      defs.properties().forEach(x -> d.put(x.getKey(), element(x.getValue())));
       b.definitions(d);
     }
     return b.build();

@@ -75,6 +75,7 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
   }
 
   @Override
+  @SuppressWarnings("try") // the file lock is held by the try, not used in it
   void update(UnaryOperator<List<Grant>> change) {
     ReentrantLock inProcess = LOCKS.computeIfAbsent(file, f -> new ReentrantLock());
     inProcess.lock();

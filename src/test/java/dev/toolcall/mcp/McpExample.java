@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 final class McpExample {
   private McpExample() {}
 
+  @SuppressWarnings("try") // the attachment is held by the try, not used in it (outside the docs' excerpt)
   // docs:begin
   static TurnResult ask(ModelClient model, ServerParameters server, String question) throws Exception {
     var transport = new StdioClientTransport(server, new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind

@@ -280,6 +280,7 @@ class ToolCallTelemetryTest {
     }
   }
 
+  @SuppressWarnings("try") // the resource is held by the try, not used in it
   @Test
   void aCallIsAChildOfTheContextCurrentWhereItWasScheduled() throws Exception {
     try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(demoTools())

@@ -35,6 +35,7 @@ class ChangeFeedTest {
     writer.applySchema();
   }
 
+  @SuppressWarnings("try") // the resource is held by the try, not used in it
   @Test
   void everyStoredVersionIsToldAndALostConnectionIsMadeUpFor() throws Exception {
     BlockingQueue<ChangeFeed.Change> heard = new LinkedBlockingQueue<>();

@@ -70,6 +70,7 @@ class PostgresThroughputTest {
    * The delay from a write on one connection to its notification on another's {@link ChangeFeed}: 500 writes one at
    * a time, each timed from before the write and from the write's return; p50 and p99.
    */
+  @SuppressWarnings("try") // the resource is held by the try, not used in it
   @Test
   void crossRuntimeNotificationDelay() throws Exception {
     DataSource db = PgCluster.database("toolcall_delay");
