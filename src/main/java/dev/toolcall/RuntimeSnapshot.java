@@ -150,6 +150,51 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
   }
 
   /**
+   * A call's entry as a runtime snapshot holds it, from its current snapshot (which must not be terminal).
+   *
+   * @throws IllegalArgumentException if {@code snapshot} is terminal
+   */
+  public static Call callOf(ToolCallSnapshot snapshot) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    if (snapshot.isTerminal()) {
+      throw new IllegalArgumentException("a snapshot holds calls that have not ended; " + snapshot.callId() + " is "
+          + snapshot.state().wireName());
+    }
+    return RuntimeRestore.callOf(snapshot, java.util.Map.of());
+  }
+
+  /** One call's entry as a JSON object, in the document's form (what a store keeps per call). */
+  public static String callJson(Call call) {
+    return RuntimeSnapshotJson.callJson(Objects.requireNonNull(call, "call"));
+  }
+
+  /**
+   * Reads one call's entry written by {@link #callJson}.
+   *
+   * @throws CorruptSnapshotException naming the entry, if the text is not such an entry
+   */
+  public static Call callFromJson(String json) {
+    return RuntimeSnapshotJson.readCall(Objects.requireNonNull(json, "json"));
+  }
+
+  /**
+   * A document of {@code calls} (each with its request, if it waits) taken at {@code takenAt}, without session grants;
+   * the waiting calls' requests queue in the order they were asked. What a store that keeps each call's entry gives a
+   * restarting runtime.
+   */
+  public static RuntimeSnapshot ofCalls(Instant takenAt, List<Call> calls) {
+    List<Call> waiting = new java.util.ArrayList<>();
+    for (Call c : calls) {
+      if (c.permission() != null) {
+        waiting.add(c);
+      }
+    }
+    waiting.sort(java.util.Comparator.comparing(c -> c.permission().askedAt()));
+    return new RuntimeSnapshot(SCHEMA_VERSION, takenAt, calls,
+        waiting.stream().map(c -> c.permission().requestId()).toList(), List.of());
+  }
+
+  /**
    * One state change of a call.
    *
    * @param state the state entered

@@ -41,33 +41,7 @@ final class RuntimeSnapshotJson {
     root.put("takenAt", s.takenAt().toString());
     ArrayNode calls = root.putArray("calls");
     for (RuntimeSnapshot.Call c : s.calls()) {
-      ObjectNode n = calls.addObject();
-      n.put("sessionId", c.sessionId());
-      n.put("callId", c.callId());
-      n.put("toolName", c.toolName());
-      if (c.parentCallId() != null) {
-        n.put("parentCallId", c.parentCallId());
-      }
-      n.put("origin", c.origin().name().toLowerCase(Locale.ROOT));
-      n.put("createdAt", c.createdAt().toString());
-      n.put("state", c.state().wireName());
-      n.put("version", c.version());
-      n.put("arguments", c.arguments());
-      n.put("argumentsVersion", c.argumentsVersion());
-      n.put("attempt", c.attempt());
-      ArrayNode path = n.putArray("path");
-      for (RuntimeSnapshot.Step p : c.path()) {
-        ObjectNode st = path.addObject();
-        st.put("state", p.state().wireName());
-        st.put("version", p.version());
-        st.put("at", p.at().toString());
-      }
-      if (c.permission() != null) {
-        ObjectNode w = n.putObject("permission");
-        w.put("requestId", c.permission().requestId());
-        w.put("askedAt", c.permission().askedAt().toString());
-        w.put("deadline", c.permission().deadline().toString());
-      }
+      call(calls.addObject(), c);
     }
     ArrayNode order = root.putArray("requestOrder");
     s.requestOrder().forEach(order::add);
@@ -87,6 +61,46 @@ final class RuntimeSnapshotJson {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write a runtime snapshot", e); // a tree of strings and numbers
+    }
+  }
+
+  /** One call as a compact JSON object. */
+  static String callJson(RuntimeSnapshot.Call c) {
+    ObjectNode n = MAPPER.createObjectNode();
+    call(n, c);
+    try {
+      return MAPPER.writeValueAsString(n);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write a call", e);
+    }
+  }
+
+  private static void call(ObjectNode n, RuntimeSnapshot.Call c) {
+    n.put("sessionId", c.sessionId());
+    n.put("callId", c.callId());
+    n.put("toolName", c.toolName());
+    if (c.parentCallId() != null) {
+      n.put("parentCallId", c.parentCallId());
+    }
+    n.put("origin", c.origin().name().toLowerCase(Locale.ROOT));
+    n.put("createdAt", c.createdAt().toString());
+    n.put("state", c.state().wireName());
+    n.put("version", c.version());
+    n.put("arguments", c.arguments());
+    n.put("argumentsVersion", c.argumentsVersion());
+    n.put("attempt", c.attempt());
+    ArrayNode path = n.putArray("path");
+    for (RuntimeSnapshot.Step p : c.path()) {
+      ObjectNode st = path.addObject();
+      st.put("state", p.state().wireName());
+      st.put("version", p.version());
+      st.put("at", p.at().toString());
+    }
+    if (c.permission() != null) {
+      ObjectNode w = n.putObject("permission");
+      w.put("requestId", c.permission().requestId());
+      w.put("askedAt", c.permission().askedAt().toString());
+      w.put("deadline", c.permission().deadline().toString());
     }
   }
 
@@ -133,6 +147,16 @@ final class RuntimeSnapshotJson {
       grants.add(grant(n, "sessionGrants[" + i++ + "]"));
     }
     return new RuntimeSnapshot(schema, takenAt, calls, order, grants);
+  }
+
+  static RuntimeSnapshot.Call readCall(String json) {
+    JsonNode n;
+    try {
+      n = MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new CorruptSnapshotException("call", "not complete JSON: " + e.getOriginalMessage(), e);
+    }
+    return call(n, "call");
   }
 
   private static RuntimeSnapshot.Call call(JsonNode n, String where) {

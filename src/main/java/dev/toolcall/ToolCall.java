@@ -64,10 +64,23 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** The terminal snapshot once its event has been published; written by the draining thread. */
   private volatile ToolCallSnapshot terminalPublished;
 
-  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus) {
-    super(ToolCallSnapshot.initial(identity, arguments), true);
+  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus, CallStore store) {
+    super(ToolCallSnapshot.initial(identity, arguments), true, durable(store));
     this.ticker = ticker;
     this.bus = bus;
+  }
+
+  /** The durable write of a call's changes through {@code store}, or null. */
+  private static Durable<ToolCallSnapshot> durable(CallStore store) {
+    if (store == null) {
+      return null;
+    }
+    return (expected, next) -> {
+      if (!store.compareAndSet(expected, next)) {
+        throw new StaleCallException(expected.identity().sessionId() + "/" + expected.callId(), expected.version());
+      }
+      return true;
+    };
   }
 
   /**
@@ -75,12 +88,23 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * version; nothing is published for the restored version itself.
    */
   public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker) {
-    Objects.requireNonNull(snapshot, "snapshot");
-    return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"));
+    return restore(snapshot, bus, ticker, null);
   }
 
-  private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker) {
-    super(restored, false);
+  /**
+   * {@link #restore(ToolCallSnapshot, EventBus, Ticker)} for a call whose changes go to {@code store} first (see
+   * {@link CallStore}); the restored version itself is not written (it is the store's, or the caller stores it).
+   *
+   * @param store the store, or null for a call in memory only
+   */
+  public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker, CallStore store) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
+        store);
+  }
+
+  private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker, CallStore store) {
+    super(restored, false, durable(store));
     this.ticker = ticker;
     this.bus = bus;
     if (restored.isTerminal()) {
@@ -509,10 +533,14 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
   private static ToolCall create(String callId, String toolName, String sessionId, String parentCallId,
-      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus) {
+      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus, CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
         ticker.read(), origin);
-    return new ToolCall(identity, arguments, ticker, bus).started();
+    ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
+    if (store != null && !store.create(call.current())) {
+      throw new IllegalStateException("call " + sessionId + "/" + callId + " is stored already");
+    }
+    return call.started();
   }
 
   /** Publishes version 0 once construction is complete, before any other thread can see the call. */
@@ -541,6 +569,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
     private EventBus bus;
+    private CallStore store;
 
     private Builder(String callId, String toolName) {
       this.callId = ToolCallIdentity.requireNonBlank(callId, "callId");
@@ -589,10 +618,24 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       return this;
     }
 
-    /** The call, in PENDING at version 0; its creation event is published before this returns. */
+    /**
+     * The store each change is written to before it is visible (default: none, memory only); see {@link CallStore}.
+     * With one, {@link #build()} stores the first version before publishing it, and a transition throws what the
+     * store throws, changing nothing.
+     */
+    public Builder store(CallStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * The call, in PENDING at version 0; its creation event is published before this returns.
+     *
+     * @throws IllegalStateException if a store is set and already holds this call
+     */
     public ToolCall build() {
       return create(callId, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
-          bus != null ? bus : EventBus.create());
+          bus != null ? bus : EventBus.create(), store);
     }
   }
 }

@@ -63,6 +63,9 @@ public final class ToolCallRuntime implements AutoCloseable {
       sb.instrumentation(i);
     }
     b.scheduler.accept(sb);
+    if (b.callStore != null) {
+      sb.callStore(b.callStore);
+    }
     this.scheduler = sb.build();
     this.closeGrace = b.closeGrace;
     this.clock = b.clock;
@@ -227,6 +230,7 @@ public final class ToolCallRuntime implements AutoCloseable {
     private Consumer<ToolScheduler.Builder> scheduler = s -> {};
     private Duration closeGrace = Duration.ofSeconds(5);
     private DeadlineTimer timer;
+    private CallStore callStore;
 
     private Builder() {}
 
@@ -249,6 +253,15 @@ public final class ToolCallRuntime implements AutoCloseable {
     /** The bus (default: a new one). */
     public Builder eventBus(EventBus bus) {
       this.bus = Objects.requireNonNull(bus, "bus");
+      return this;
+    }
+
+    /**
+     * The store every change of a call is written to before it is visible (default: none, memory only), for
+     * example {@code PostgresCallStore.create(dataSource).calls()}; see {@link CallStore}.
+     */
+    public Builder callStore(CallStore store) {
+      this.callStore = Objects.requireNonNull(store, "store");
       return this;
     }
 

@@ -104,6 +104,7 @@ public class WholePathBenchmark {
 
   private final ObjectMapper mapper = new ObjectMapper();
   private ToolCallRuntime runtime;
+  private ToolCallRuntime storedRuntime;
   private ToolCallRuntime lc4jRuntime;
   private long ids;
   private DefaultToolExecutor lc4j;
@@ -129,6 +130,8 @@ public class WholePathBenchmark {
         .ask("deploy").deny("mcp__*").build();
     runtime = ToolCallRuntime.builder().tools(tool).permissions(p -> p.policy(policy))
         .scheduler(s -> s.executor(Runnable::run)).build();
+    storedRuntime = ToolCallRuntime.builder().tools(tool).permissions(p -> p.policy(policy))
+        .scheduler(s -> s.executor(Runnable::run)).callStore(new MapStore()).build();
     runtime.events().subscribe(new EventListener() {
       long seen;
 
@@ -166,6 +169,7 @@ public class WholePathBenchmark {
     // every path must give the same text for the model
     String expected = direct();
     check("toolcallRuntime", toolcallRuntime(), expected);
+    check("toolcallRuntimeWithStore", toolcallRuntimeWithStore(), expected);
     check("toolcallRuntimeLangChain4jTool", toolcallRuntimeLangChain4jTool(), "\"" + expected + "\"", expected);
     check("langchain4j", langchain4jDefaultToolExecutor(), "\"" + expected + "\"", expected);
     check("springAiMethodToolCallback", springAiMethodToolCallback(), "\"" + expected + "\"", expected);
@@ -192,6 +196,7 @@ public class WholePathBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     runtime.close();
+    storedRuntime.close();
     springRuntime.close();
     lc4jRuntime.close();
   }
@@ -207,6 +212,34 @@ public class WholePathBenchmark {
     List<CallResult> results = runtime.schedule("session-1",
         List.of(CallRequest.of("call_" + (ids++), "write_file", ARGS))).join();
     return results.get(0).messageForModel();
+  }
+
+  /**
+   * {@link #toolcallRuntime} with a {@link dev.toolcall.CallStore} in memory: what the store hook (a write lock per
+   * change, the write before the install) costs, apart from any real store's own work.
+   */
+  @Benchmark
+  public String toolcallRuntimeWithStore() {
+    List<CallResult> results = storedRuntime.schedule("session-1",
+        List.of(CallRequest.of("call_" + (ids++), "write_file", ARGS))).join();
+    return results.get(0).messageForModel();
+  }
+
+  /** A compare-and-set map of versions that lets go of ended calls: the cheapest store there is. */
+  static final class MapStore implements dev.toolcall.CallStore {
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> versions =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public boolean create(dev.toolcall.ToolCallSnapshot first) {
+      return versions.putIfAbsent(first.callId(), first.version()) == null;
+    }
+
+    @Override
+    public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
+      return next.isTerminal() ? versions.remove(next.callId(), expected.version())
+          : versions.replace(next.callId(), expected.version(), next.version());
+    }
   }
 
   /** A LangChain4j {@code @Tool} method through {@code LangChain4jTools} and this library's runtime. */

@@ -112,6 +112,8 @@ public final class ToolScheduler implements AutoCloseable {
   final Duration outputFlushInterval;
   final Counters counters = new Counters();
   final KnownCalls known;
+  /** Where each change of the calls scheduled here is written first; null: memory only. */
+  final dev.toolcall.CallStore store;
   volatile boolean closed;
   private long toolSetVersion; // guarded by the registry validator
 
@@ -141,6 +143,7 @@ public final class ToolScheduler implements AutoCloseable {
     this.maxOutputChars = b.maxOutputChars;
     this.outputFlushInterval = b.outputFlushInterval;
     this.known = new KnownCalls(b.knownCalls);
+    this.store = b.store;
   }
 
   /** Starts a scheduler. */
@@ -308,6 +311,9 @@ public final class ToolScheduler implements AutoCloseable {
       if (req.parentCallId() != null) {
         cb.parentCallId(req.parentCallId());
       }
+      if (store != null) {
+        cb.store(store);
+      }
       call = cb.build();
     } catch (RuntimeException | Error e) {
       known.unreserve(key, mine, e);
@@ -363,7 +369,10 @@ public final class ToolScheduler implements AutoCloseable {
         admit(new Claim(dup, null, false, null), batch, batch.append(dup), null, null);
         continue;
       }
-      ToolCall call = ToolCall.restore(typed, bus, ticker);
+      if (store != null) {
+        store.create(typed); // false: stored already (restored from this store)
+      }
+      ToolCall call = ToolCall.restore(typed, bus, ticker, store);
       mine.built(call);
       counters.scheduled.increment();
       CallRun run = new CallRun(this, call, v, batch, mine);
@@ -557,6 +566,7 @@ public final class ToolScheduler implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     private int maxParallel = 8;
     private ExecutionOrder order = ExecutionOrder.PARALLEL_READS;
+    private dev.toolcall.CallStore store;
     private FailurePolicy failurePolicy = FailurePolicy.CONTINUE;
     private Duration defaultTimeout = Duration.ofMinutes(2);
     private final List<ToolInterceptor> interceptors = new ArrayList<>();
@@ -671,6 +681,15 @@ public final class ToolScheduler implements AutoCloseable {
      */
     public Builder instrumentation(dev.toolcall.Instrumentation instrumentation) {
       instrumentations.add(Objects.requireNonNull(instrumentation, "instrumentation"));
+      return this;
+    }
+
+    /**
+     * The store each change of a call scheduled here is written to before it is visible (default: none, memory
+     * only); see {@link dev.toolcall.CallStore}. A call restored by {@link ToolScheduler#resume} is stored too.
+     */
+    public Builder callStore(dev.toolcall.CallStore store) {
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 

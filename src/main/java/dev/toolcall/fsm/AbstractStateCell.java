@@ -78,13 +78,45 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    * @throws IllegalArgumentException if the initial version is negative
    */
   protected AbstractStateCell(V initial, boolean deliverInitial) {
+    this(initial, deliverInitial, null);
+  }
+
+  /**
+   * A cell whose every change is first written by {@code durable} (a store's compare-and-set): a change is installed
+   * and handed off only after that write returns true; when it throws, nothing changes here. Writes are serialised
+   * per cell, so a false from it means another writer outside this cell moved on: {@code durable} decides what to
+   * throw then (it must not return false on a local race, which cannot reach it).
+   *
+   * @param durable the write, or null for a cell in memory only
+   */
+  protected AbstractStateCell(V initial, boolean deliverInitial, Durable<V> durable) {
     Objects.requireNonNull(initial, "initial");
     if (initial.version() < 0) {
       throw new IllegalArgumentException("initial version must be >= 0, was " + initial.version());
     }
     this.delivered = deliverInitial ? initial.version() - 1 : initial.version();
     this.current = initial;
+    this.durable = durable;
+    this.writeLock = durable == null ? null : new Object();
   }
+
+  /**
+   * Makes a change durable before it is installed.
+   *
+   * @param <V> the snapshot type
+   */
+  @FunctionalInterface
+  protected interface Durable<V> {
+    /**
+     * Writes {@code next} over {@code expected}; true when written. Throws, changing nothing, when it cannot.
+     */
+    boolean write(V expected, V next);
+  }
+
+  /** The durable write of every change, or null (memory only). */
+  private final Durable<V> durable;
+  /** Serialises this cell's durable writes; null without them. */
+  private final Object writeLock;
 
   /** The current snapshot: one volatile read. */
   @SuppressWarnings("unchecked")
@@ -122,7 +154,22 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     if (next.previous() != expected && !shortened(expected, next) || next.version() != expected.version() + 1) {
       throw brokenLink(expected, next);
     }
-    return CURRENT.compareAndSet(this, expected, next);
+    return durable == null ? CURRENT.compareAndSet(this, expected, next) : durableCompareAndSet(expected, next);
+  }
+
+  /** With a durable write: under the cell's write lock, the write first, then the install (which cannot lose). */
+  private boolean durableCompareAndSet(V expected, V next) {
+    synchronized (writeLock) {
+      if (current != expected) {
+        return false; // a local writer won first: the caller re-reads, as without a store
+      }
+      if (!durable.write(expected, next)) {
+        throw new IllegalStateException("the durable write of version " + next.version() + " refused without"
+            + " saying why; a Durable must throw when another writer moved on");
+      }
+      CURRENT.setVolatile(this, next);
+      return true;
+    }
   }
 
   /**

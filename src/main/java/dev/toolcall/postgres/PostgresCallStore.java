@@ -310,6 +310,76 @@ public final class PostgresCallStore {
   }
 
   /**
+   * This store as a runtime's {@link dev.toolcall.CallStore} ({@code ToolCallRuntime.Builder.callStore}): each call
+   * one row, each change of it one {@link #compareAndSet}, made before the change is visible. A call that has not
+   * ended is stored as its runtime-snapshot entry ({@link dev.toolcall.RuntimeSnapshot#callJson}), so the rows of
+   * {@link #active()} are what a restore needs; an ended one as its identity, state, version and outcome. A write
+   * another runtime made first is refused ({@link dev.toolcall.StaleCallException} in the runtime); a failure is the
+   * {@link StoreException}, and the runtime's call does not change.
+   */
+  public dev.toolcall.CallStore calls() {
+    return new dev.toolcall.CallStore() {
+      @Override
+      public boolean create(dev.toolcall.ToolCallSnapshot first) {
+        return insert(stored(first));
+      }
+
+      @Override
+      public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
+        return PostgresCallStore.this.compareAndSet(stored(expected), stored(next)).won();
+      }
+
+      @Override
+      public String toString() {
+        return "PostgresCallStore.calls()";
+      }
+    };
+  }
+
+  /**
+   * The calls that have not ended, as a runtime snapshot a restarting runtime restores
+   * ({@code runtime.restore(store.snapshot(clock))}): each row's entry, the waiting calls' requests in the order they
+   * were asked. Session grants are not kept in this store. A row this version cannot read is left out and logged.
+   *
+   * @throws dev.toolcall.CorruptSnapshotException if a row's document is not a call's entry (naming the row)
+   */
+  public dev.toolcall.RuntimeSnapshot snapshot(java.time.Clock clock) {
+    Objects.requireNonNull(clock, "clock");
+    List<dev.toolcall.RuntimeSnapshot.Call> calls = new ArrayList<>();
+    for (StoredCall row : active()) {
+      try {
+        calls.add(dev.toolcall.RuntimeSnapshot.callFromJson(row.document()));
+      } catch (dev.toolcall.CorruptSnapshotException e) {
+        throw new dev.toolcall.CorruptSnapshotException(row.where(), e.why(), e);
+      }
+    }
+    return dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
+  }
+
+  /** The row of a call's version: its document as {@link #calls()} describes. */
+  static StoredCall stored(dev.toolcall.ToolCallSnapshot s) {
+    String document;
+    if (!s.isTerminal()) {
+      document = dev.toolcall.RuntimeSnapshot.callJson(dev.toolcall.RuntimeSnapshot.callOf(s));
+    } else {
+      com.fasterxml.jackson.databind.node.ObjectNode n = JSON.createObjectNode();
+      n.put("sessionId", s.identity().sessionId());
+      n.put("callId", s.callId());
+      n.put("toolName", s.toolName());
+      n.put("state", s.state().wireName());
+      n.put("version", s.version());
+      com.fasterxml.jackson.databind.node.ObjectNode o = n.putObject("outcome");
+      o.put("state", s.outcome().state().wireName());
+      if (s.outcome() instanceof dev.toolcall.Outcome.Failed f) {
+        o.put("kind", f.kind().name().toLowerCase(java.util.Locale.ROOT));
+      }
+      o.put("messageForModel", s.outcome().messageForModel());
+      document = n.toString();
+    }
+    return new StoredCall(s.identity().sessionId(), s.callId(), s.toolName(), s.state(), s.version(), document);
+  }
+
+  /**
    * What a {@link #compareAndSet} did.
    *
    * @param won whether the write was stored

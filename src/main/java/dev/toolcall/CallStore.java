@@ -1,0 +1,34 @@
+package dev.toolcall;
+
+/**
+ * Where a runtime makes each change of a tool call durable before anyone sees it (an SPI: the library ships
+ * {@code dev.toolcall.postgres.PostgresCallStore#calls()}; without a store a runtime keeps its calls in memory, as
+ * before, at the same speed).
+ *
+ * <p>With a store, a transition of a call is: build the next version; write it to the store by compare-and-set on
+ * the version; only if that write won, install it in memory and publish its event. So no event is ever published for
+ * a change that did not commit, and a store failure changes neither memory nor events: the transition throws what
+ * the store threw. Writes of one call are serialised within a runtime (a local lost race never reaches the store);
+ * a write the store refuses because another writer moved the call on is a {@link StaleCallException}.
+ *
+ * <p>Implementations must be thread-safe; each method is called with no lock of the caller's held except the one
+ * call's write lock.
+ */
+public interface CallStore {
+
+  /**
+   * Stores a new call's first version (version 0, or a restored version).
+   *
+   * @return false when a call with that session and id is stored already (nothing changed)
+   * @throws RuntimeException if the store failed; nothing was stored
+   */
+  boolean create(ToolCallSnapshot first);
+
+  /**
+   * Stores {@code next} over {@code expected} if the stored version is still {@code expected.version()}.
+   *
+   * @return true when stored; false when another writer changed the call since {@code expected}
+   * @throws RuntimeException if the store failed and changed nothing (or could not tell; its message says so)
+   */
+  boolean compareAndSet(ToolCallSnapshot expected, ToolCallSnapshot next);
+}
