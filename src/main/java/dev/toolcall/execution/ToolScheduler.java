@@ -485,7 +485,11 @@ public final class ToolScheduler implements AutoCloseable {
     Objects.requireNonNull(grace, "grace");
     closed = true;
     for (ToolCall c : known.calls()) {
-      c.cancel("the runtime was closed");
+      try {
+        c.cancel("the runtime was closed");
+      } catch (RuntimeException e) { // a call store that failed or refused: close goes on; the store keeps the call
+        log.warn("closing: call {} could not be cancelled: {}", c.callId(), e.toString());
+      }
     }
     if (ownsTimer) {
       timer.close();

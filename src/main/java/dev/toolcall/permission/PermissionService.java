@@ -658,7 +658,14 @@ public final class PermissionService implements AutoCloseable {
     }
     requestListeners.closeAll();
     for (Pending p : byId.values()) {
-      ToolCallSnapshot s = p.call.cancel(CLOSED).snapshot();
+      ToolCallSnapshot s;
+      try {
+        s = p.call.cancel(CLOSED).snapshot();
+      } catch (RuntimeException e) { // a call store that failed or refused: close goes on; the store keeps the call
+        log.warn("closing: call {} could not be cancelled: {}", p.call.callId(), e.toString());
+        finish(p, p.call.snapshot());
+        continue;
+      }
       if (s.state() != ToolCallState.PENDING && s.state() != ToolCallState.PERMISSION_PENDING) {
         finish(p, s);
       }
