@@ -196,9 +196,18 @@ final class CallRun implements Runnable, Permits.Waiter {
       sched.counters.rejections.increment();
       failOrCancel(FailureKind.EXECUTOR_REJECTED,
           "The tool could not be started: the runtime is overloaded or shutting down.");
-    } else if (!call.isTerminal()) {
+    } else if (call.isTerminal()) {
+      return; // ended meanwhile: nothing to do
+    } else if (cause instanceof dev.toolcall.StaleCallException) { // another runtime moved it on: not ours to end
+      ToolScheduler.log.warn("call {} ({}) was not run here: {}", call.callId(), call.toolName(), cause.toString());
+    } else {
       ToolScheduler.log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
-      failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
+      try {
+        failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
+      } catch (RuntimeException e) { // its store failed too: the call stays at its last stored version
+        ToolScheduler.log.error("call {} ({}) could not be ended either: {}", call.callId(), call.toolName(),
+            e.toString());
+      }
     }
   }
 

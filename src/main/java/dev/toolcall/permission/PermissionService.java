@@ -393,6 +393,21 @@ public final class PermissionService implements AutoCloseable {
     }
   }
 
+  /**
+   * Lets go of {@code p} at close when its call could not be cancelled (its store refused): out of both maps, timer
+   * cancelled, listeners told; its authorize stage is left as it is, since nothing decided the call here.
+   */
+  private void abandon(Pending p) {
+    if (!p.done.compareAndSet(false, true)) {
+      return;
+    }
+    String id = p.request.requestId();
+    byId.remove(id, p);
+    requestListeners.resolved(id);
+    queue.remove(p);
+    p.cancelTimer();
+  }
+
   /** Resolves {@code p} once: out of both maps, timer cancelled, authorize stage completed with {@code s}. */
   private void finish(Pending p, ToolCallSnapshot s) {
     if (!p.done.compareAndSet(false, true)) {
@@ -663,7 +678,7 @@ public final class PermissionService implements AutoCloseable {
         s = p.call.cancel(CLOSED).snapshot();
       } catch (RuntimeException e) { // a call store that failed or refused: close goes on; the store keeps the call
         log.warn("closing: call {} could not be cancelled: {}", p.call.callId(), e.toString());
-        finish(p, p.call.snapshot());
+        abandon(p);
         continue;
       }
       if (s.state() != ToolCallState.PENDING && s.state() != ToolCallState.PERMISSION_PENDING) {
