@@ -200,13 +200,14 @@ public final class ToolCallRuntime implements AutoCloseable {
 
   /**
    * Cancels everything in flight, resolves pending approvals as cancelled, waits up to the close grace for running
-   * tools, and stops the library's threads: the timer last, so tool timeouts still fire during the grace. A timer
-   * given to {@link Builder#timer} is not closed. Idempotent.
+   * tools, and stops the library's threads: the timer last, so tool timeouts still fire during the grace. No tool
+   * starts once close has begun (the scheduler closes first, so a call a cancelled request would let go is cancelled
+   * too). A timer given to {@link Builder#timer} is not closed. Idempotent.
    */
   @Override
   public void close() {
+    scheduler.close(closeGrace); // first: once it is closing no tool starts, even one a cancelled request lets go
     permissions.close();
-    scheduler.close(closeGrace);
     if (ownsTimer) {
       timer.close();
     }
