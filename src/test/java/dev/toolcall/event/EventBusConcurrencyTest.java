@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.Reason;
 import dev.toolcall.ToolCall;
-import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.testing.Histories;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.testing.RecordingListener;

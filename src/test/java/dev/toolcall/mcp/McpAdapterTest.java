@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import dev.toolcall.ToolCallRuntime;
-import dev.toolcall.ToolCallState;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.ModelResponse;
 import dev.toolcall.conversation.StopReason;
