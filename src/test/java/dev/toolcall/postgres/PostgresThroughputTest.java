@@ -103,6 +103,60 @@ class PostgresThroughputTest {
     }
   }
 
+  /**
+   * Whole calls through a runtime whose calls are stored in PostgreSQL (a tool that needs no approval and prints
+   * nothing, the scheduler on the caller's thread: three writes per call, the insert of the created call and the
+   * updates to running and to completed), against the same runtime without a store, one thread then four, five
+   * seconds each.
+   */
+  @Test
+  void wholeCallsPerSecondWithAndWithoutTheStore() throws Exception {
+    DataSource db = PgCluster.database("toolcall_runtime_throughput");
+    PostgresCallStore store = PostgresCallStore.create(perThread(db));
+    store.applySchema();
+    dev.toolcall.tool.Tool echo = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("echo")
+        .requiresApproval(false).build(), inv -> dev.toolcall.tool.ToolResult.of("ok"));
+    for (boolean stored : new boolean[] {false, true}) {
+      dev.toolcall.ToolCallRuntime.Builder b = dev.toolcall.ToolCallRuntime.builder().tools(echo)
+          .scheduler(sc -> sc.executor(Runnable::run));
+      if (stored) {
+        b.callStore(store.calls());
+      }
+      try (dev.toolcall.ToolCallRuntime runtime = b.build()) {
+        for (int threads : new int[] {1, 4}) {
+          java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+          AtomicBoolean stop = new AtomicBoolean();
+          CountDownLatch start = new CountDownLatch(1);
+          ExecutorService pool = Executors.newFixedThreadPool(threads);
+          List<Future<Long>> fs = new ArrayList<>();
+          for (int t = 0; t < threads; t++) {
+            fs.add(pool.submit(() -> {
+              start.await();
+              long n = 0;
+              while (!stop.get()) {
+                runtime.schedule("s" + stored + threads, List.of(dev.toolcall.execution.CallRequest.of(
+                    "c" + ids.incrementAndGet(), "echo", "{}"))).join();
+                n++;
+              }
+              return n;
+            }));
+          }
+          start.countDown();
+          TimeUnit.SECONDS.sleep(SECONDS); // the measuring window of a throughput harness, not a wait for a race
+          stop.set(true);
+          long total = 0;
+          for (Future<Long> f : fs) {
+            total += f.get(60, TimeUnit.SECONDS);
+          }
+          pool.shutdownNow();
+          System.out.printf("runtime %s store, %d threads: %,d calls/s%n", stored ? "with the PostgreSQL" : "without a",
+              threads, total / SECONDS);
+          assertThat(total).isPositive();
+        }
+      }
+    }
+  }
+
   private static long run(PostgresCallStore store, int threads) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     CountDownLatch start = new CountDownLatch(1);
