@@ -12,15 +12,12 @@ import dev.toolcall.testing.RecordingListener;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolResult;
+import dev.toolcall.testing.Race;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -142,27 +139,11 @@ class CallStoreTest {
     bus.subscribe(rec);
     ToolCall call = ToolCall.builder("c", "shell").eventBus(bus).store(store).build();
     call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, Reason.NO_PERMISSION_NEEDED);
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    try {
-      List<Future<?>> fs = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        int me = t;
-        fs.add(pool.submit(() -> {
-          start.await();
-          for (int i = 1; i <= 500; i++) {
-            call.appendOutput(me + ":" + i + "\n", i, 0);
-          }
-          return null;
-        }));
+    Race.run(4, Duration.ofSeconds(60), me -> {
+      for (int i = 1; i <= 500; i++) {
+        call.appendOutput(me + ":" + i + "\n", i, 0);
       }
-      start.countDown();
-      for (Future<?> f : fs) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    });
     call.complete("done");
     int last = call.snapshot().version();
     assertThat(last).isEqualTo(2 + 2_000);

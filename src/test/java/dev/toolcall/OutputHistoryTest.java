@@ -6,13 +6,10 @@ import dev.toolcall.event.Event;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.testing.Race;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -141,27 +138,11 @@ class OutputHistoryTest {
     ToolCall call = running(bus);
     int threads = 4;
     int each = 2_000;
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> fs = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        int id = t;
-        fs.add(pool.submit(() -> {
-          start.await();
-          for (int i = 1; i <= each; i++) {
-            call.appendOutput(id + ":" + i + ";", (long) id * each + i, 0);
-          }
-          return null;
-        }));
+    Race.run(threads, Duration.ofSeconds(60), id -> {
+      for (int i = 1; i <= each; i++) {
+        call.appendOutput(id + ":" + i + ";", (long) id * each + i, 0);
       }
-      start.countDown();
-      for (Future<?> f : fs) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    });
     call.complete("ok");
     ToolCallSnapshot end = call.snapshot();
     assertThat(events).hasSize(end.version() + 1);

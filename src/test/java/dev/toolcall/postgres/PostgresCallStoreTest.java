@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolcall.ToolCallState;
+import dev.toolcall.testing.Race;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -71,37 +72,22 @@ class PostgresCallStoreTest {
     store.insert(call("race", ToolCallState.RUNNING));
     int threads = 4;
     int each = 60;
-    CountDownLatch start = new CountDownLatch(1);
     Set<Integer> versionsWon = ConcurrentHashMap.newKeySet();
     AtomicInteger wins = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> fs = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        String who = "w" + t;
-        fs.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < each; i++) {
-            StoredCall cur = store.load("s", "race").orElseThrow();
-            PostgresCallStore.CasResult r = store.compareAndSet(cur, cur.next(ToolCallState.RUNNING,
-                doc(who, cur.version() + 1)));
-            if (r.won()) {
-              wins.incrementAndGet();
-              assertThat(versionsWon.add(r.current().version())).as("a version won twice").isTrue();
-            } else {
-              assertThat(r.current().version()).isGreaterThan(cur.version());
-            }
-          }
-          return null;
-        }));
+    Race.run(threads, Duration.ofSeconds(120), t -> {
+      String who = "w" + t;
+      for (int i = 0; i < each; i++) {
+        StoredCall cur = store.load("s", "race").orElseThrow();
+        PostgresCallStore.CasResult r = store.compareAndSet(cur, cur.next(ToolCallState.RUNNING,
+            doc(who, cur.version() + 1)));
+        if (r.won()) {
+          wins.incrementAndGet();
+          assertThat(versionsWon.add(r.current().version())).as("a version won twice").isTrue();
+        } else {
+          assertThat(r.current().version()).isGreaterThan(cur.version());
+        }
       }
-      start.countDown();
-      for (Future<?> f : fs) {
-        f.get(120, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    });
     StoredCall end = store.load("s", "race").orElseThrow();
     assertThat(end.version()).as("row version = number of won writes (no lost update)").isEqualTo(wins.get());
     assertThat(versionsWon).hasSize(wins.get()).allMatch(v -> v >= 1 && v <= wins.get());
@@ -124,33 +110,18 @@ class PostgresCallStoreTest {
       a.insert(new StoredCall("s", "c" + i, "shell", ToolCallState.PERMISSION_APPROVED, 2, "{}"));
     }
     ConcurrentHashMap<String, AtomicInteger> claims = new ConcurrentHashMap<>();
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    try {
-      List<Future<?>> fs = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        PostgresCallStore mine = t % 2 == 0 ? a : b;
-        int offset = t * 37;
-        fs.add(pool.submit(() -> {
-          start.await();
-          for (int k = 0; k < n; k++) {
-            String id = "c" + ((k + offset) % n);
-            StoredCall cur = mine.load("s", id).orElseThrow();
-            if (cur.state() == ToolCallState.PERMISSION_APPROVED
-                && mine.compareAndSet(cur, cur.next(ToolCallState.RUNNING, "{\"claimedBy\":1}")).won()) {
-              claims.computeIfAbsent(id, x -> new AtomicInteger()).incrementAndGet();
-            }
-          }
-          return null;
-        }));
+    Race.run(4, Duration.ofSeconds(180), t -> {
+      PostgresCallStore mine = t % 2 == 0 ? a : b;
+      int offset = t * 37;
+      for (int k = 0; k < n; k++) {
+        String id = "c" + ((k + offset) % n);
+        StoredCall cur = mine.load("s", id).orElseThrow();
+        if (cur.state() == ToolCallState.PERMISSION_APPROVED
+            && mine.compareAndSet(cur, cur.next(ToolCallState.RUNNING, "{\"claimedBy\":1}")).won()) {
+          claims.computeIfAbsent(id, x -> new AtomicInteger()).incrementAndGet();
+        }
       }
-      start.countDown();
-      for (Future<?> f : fs) {
-        f.get(180, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    });
     assertThat(claims).hasSize(n);
     assertThat(claims.values()).allMatch(c -> c.get() == 1);
     assertThat(a.active()).hasSize(n).allMatch(c -> c.state() == ToolCallState.RUNNING && c.version() == 3);

@@ -125,30 +125,17 @@ class PostgresThroughputTest {
       try (dev.toolcall.ToolCallRuntime runtime = b.build()) {
         for (int threads : new int[] {1, 4}) {
           java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
-          AtomicBoolean stop = new AtomicBoolean();
-          CountDownLatch start = new CountDownLatch(1);
-          ExecutorService pool = Executors.newFixedThreadPool(threads);
-          List<Future<Long>> fs = new ArrayList<>();
-          for (int t = 0; t < threads; t++) {
-            fs.add(pool.submit(() -> {
-              start.await();
-              long n = 0;
-              while (!stop.get()) {
-                runtime.schedule("s" + stored + threads, List.of(dev.toolcall.execution.CallRequest.of(
-                    "c" + ids.incrementAndGet(), "echo", "{}"))).join();
-                n++;
-              }
-              return n;
-            }));
-          }
-          start.countDown();
-          TimeUnit.SECONDS.sleep(SECONDS); // the measuring window of a throughput harness, not a wait for a race
-          stop.set(true);
-          long total = 0;
-          for (Future<Long> f : fs) {
-            total += f.get(60, TimeUnit.SECONDS);
-          }
-          pool.shutdownNow();
+          String session = "s" + stored + threads;
+          long total = window(threads, (t, start, stop) -> {
+            start.await();
+            long n = 0;
+            while (!stop.get()) {
+              runtime.schedule(session, List.of(dev.toolcall.execution.CallRequest.of("c" + ids.incrementAndGet(),
+                  "echo", "{}"))).join();
+              n++;
+            }
+            return n;
+          });
           System.out.printf("runtime %s store, %d threads: %,d calls/s%n", stored ? "with the PostgreSQL" : "without a",
               threads, total / SECONDS);
           assertThat(total).isPositive();
@@ -158,40 +145,54 @@ class PostgresThroughputTest {
   }
 
   private static long run(PostgresCallStore store, int threads) throws Exception {
+    return window(threads, (me, start, stop) -> {
+      List<StoredCall> mine = new ArrayList<>();
+      for (int r = 0; r < 10; r++) {
+        mine.add(store.load("t" + threads, "c" + me + "-" + r).orElseThrow());
+      }
+      start.await();
+      long n = 0;
+      for (int i = 0; !stop.get(); i = (i + 1) % mine.size()) {
+        StoredCall cur = mine.get(i);
+        PostgresCallStore.CasResult r = store.compareAndSet(cur, cur.next(ToolCallState.RUNNING,
+            "{\"n\":" + (cur.version() + 1) + "}"));
+        mine.set(i, r.current());
+        if (r.won()) {
+          n++;
+        }
+      }
+      return n;
+    });
+  }
+
+  /** One worker of a measuring window: sets up, awaits {@code start}, counts what it did until {@code stop}. */
+  @FunctionalInterface
+  interface Worker {
+    long work(int index, CountDownLatch start, AtomicBoolean stop) throws Exception;
+  }
+
+  /** Runs {@code threads} workers for {@link #SECONDS} after one start latch; returns their summed counts. */
+  private static long window(int threads, Worker worker) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<Long>> fs = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int me = t;
-      fs.add(pool.submit(() -> {
-        List<StoredCall> mine = new ArrayList<>();
-        for (int r = 0; r < 10; r++) {
-          mine.add(store.load("t" + threads, "c" + me + "-" + r).orElseThrow());
-        }
-        start.await();
-        long n = 0;
-        for (int i = 0; !stop.get(); i = (i + 1) % mine.size()) {
-          StoredCall cur = mine.get(i);
-          PostgresCallStore.CasResult r = store.compareAndSet(cur, cur.next(ToolCallState.RUNNING,
-              "{\"n\":" + (cur.version() + 1) + "}"));
-          mine.set(i, r.current());
-          if (r.won()) {
-            n++;
-          }
-        }
-        return n;
-      }));
+    try {
+      List<Future<Long>> fs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int me = t;
+        fs.add(pool.submit(() -> worker.work(me, start, stop)));
+      }
+      start.countDown();
+      TimeUnit.SECONDS.sleep(SECONDS); // the measuring window of a throughput harness, not a wait for a race
+      stop.set(true);
+      long total = 0;
+      for (Future<Long> f : fs) {
+        total += f.get(60, TimeUnit.SECONDS);
+      }
+      return total;
+    } finally {
+      pool.shutdownNow();
     }
-    start.countDown();
-    TimeUnit.SECONDS.sleep(SECONDS); // the measuring window of a throughput harness, not a wait for a race
-    stop.set(true);
-    long total = 0;
-    for (Future<Long> f : fs) {
-      total += f.get(60, TimeUnit.SECONDS);
-    }
-    pool.shutdownNow();
-    return total;
   }
 
   /** {@code ds} with one open connection per thread (closing it does nothing): what a pool gives a busy thread. */
