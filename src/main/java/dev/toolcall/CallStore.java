@@ -31,4 +31,16 @@ public interface CallStore {
    * @throws RuntimeException if the store failed and changed nothing (or could not tell; its message says so)
    */
   boolean compareAndSet(ToolCallSnapshot expected, ToolCallSnapshot next);
+
+  /**
+   * The call as stored now (its entry, {@link RuntimeSnapshot#storedEntry}), or empty when it is not stored. After a
+   * {@link #compareAndSet} another writer won, the runtime reads the winner here and adopts it, so the transition
+   * reports a lost race with the winner, as one in memory does. The default reads nothing, and such a write is a
+   * {@link StaleCallException} instead; a store shared by several runtimes implements it.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  default java.util.Optional<RuntimeSnapshot.Call> read(String sessionId, String callId) {
+    return java.util.Optional.empty();
+  }
 }

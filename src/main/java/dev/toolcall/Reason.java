@@ -25,6 +25,12 @@ public record Reason(String code, String message) implements Change {
   public static final Reason AUTO_APPROVED = new Reason("auto_approved", "auto-approved");
   /** A version rebuilt from a runtime snapshot by {@link ToolCallRuntime#restore} (a state change it had made). */
   public static final Reason RESTORED = new Reason("restored", "restored from a runtime snapshot");
+  /**
+   * A version another runtime stored (runtimes sharing a {@link SharedCallStore}), adopted here: the state change it
+   * made, which this runtime's listeners see after the fact.
+   */
+  public static final Reason CHANGED_ELSEWHERE = new Reason("changed_elsewhere",
+      "changed by another runtime sharing the store");
   /** Execution begins. */
   public static final Reason STARTED = new Reason("started", "execution started");
   /**

@@ -63,7 +63,8 @@ final class RuntimeRestore {
       }
     }
     return new RuntimeSnapshot.Call(id.sessionId(), id.callId(), id.toolName(), id.parentCallId(), id.origin(),
-        id.createdAt(), s.state(), s.version(), s.arguments().raw(), s.argumentsVersion(), s.attempt(), path, wait);
+        id.createdAt(), s.state(), s.version(), s.arguments().raw(), s.argumentsVersion(), s.attempt(), path, wait,
+        s.isTerminal() ? s.outcome() : null);
   }
 
   /** The restored call's snapshot: a chain of its state changes, the last being its current version. */

@@ -51,6 +51,10 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
     Set<String> requests = new HashSet<>();
     for (int i = 0; i < calls.size(); i++) {
       Call c = calls.get(i);
+      if (c.state().isTerminal()) {
+        throw new CorruptSnapshotException("calls[" + i + "]", "call '" + c.callId() + "' is "
+            + c.state().wireName() + "; a snapshot holds calls that have not ended");
+      }
       if (!ids.add(c.sessionId() + "\u0000" + c.callId())) {
         throw new CorruptSnapshotException("calls[" + i + "]", "call id '" + c.callId() + "' appears twice in session '"
             + c.sessionId() + "'");
@@ -91,10 +95,21 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * @param path its state changes, from {@code pending} at version 0 to {@code state}: versions rising, each step an
    *     edge of the matrix
    * @param permission the request it waits on: present exactly in {@code permission_pending}
+   * @param outcome how it ended: present exactly in a terminal state. A runtime snapshot never holds an ended call;
+   *     a store keeps the same entry for every version of a call, ended ones too. A completed call's result is kept
+   *     as the text the model reads.
    */
   public record Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
       Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
-      List<Step> path, PermissionWait permission) {
+      List<Step> path, PermissionWait permission, Outcome outcome) {
+
+    /** A call that has not ended (no outcome). */
+    public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
+        Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
+        List<Step> path, PermissionWait permission) {
+      this(sessionId, callId, toolName, parentCallId, origin, createdAt, state, version, arguments, argumentsVersion,
+          attempt, path, permission, null);
+    }
 
     /** Checks the parts; a violation is a {@link CorruptSnapshotException} naming the call. */
     public Call {
@@ -110,9 +125,9 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
         throw new CorruptSnapshotException(where, "origin, createdAt, state, arguments and path are required");
       }
       path = List.copyOf(path);
-      if (state.isTerminal()) {
-        throw new CorruptSnapshotException(where, "state " + state.wireName() + " is terminal; a snapshot holds"
-            + " calls that have not ended");
+      if (state.isTerminal() != (outcome != null) || outcome != null && outcome.state() != state) {
+        throw new CorruptSnapshotException(where, "an outcome is present exactly in a terminal state, and is of"
+            + " that state; state is " + state.wireName() + (outcome == null ? " without one" : " with " + outcome));
       }
       if (version < 0 || argumentsVersion < 0 || attempt < 0 || argumentsVersion > version) {
         throw new CorruptSnapshotException(where, "version " + version + ", argumentsVersion " + argumentsVersion
@@ -161,6 +176,14 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
           + snapshot.state().wireName());
     }
     return RuntimeRestore.callOf(snapshot, java.util.Map.of());
+  }
+
+  /**
+   * A call's entry as a store keeps it, for any version, ended or not: {@link #callOf} plus, once it has ended, its
+   * outcome.
+   */
+  public static Call storedEntry(ToolCallSnapshot snapshot) {
+    return RuntimeRestore.callOf(Objects.requireNonNull(snapshot, "snapshot"), java.util.Map.of());
   }
 
   /** One call's entry as a JSON object, in the document's form (what a store keeps per call). */

@@ -26,7 +26,8 @@ final class RuntimeSnapshotJson {
   private static final Set<String> TOP = Set.of("format", "schemaVersion", "takenAt", "calls", "requestOrder",
       "sessionGrants");
   private static final Set<String> CALL = Set.of("sessionId", "callId", "toolName", "parentCallId", "origin",
-      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission");
+      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission", "outcome");
+  private static final Set<String> OUTCOME = Set.of("state", "content", "kind", "message", "source", "reason");
   private static final Set<String> STEP = Set.of("state", "version", "at");
   private static final Set<String> WAIT = Set.of("requestId", "askedAt", "deadline");
   private static final Set<String> GRANT = Set.of("sessionId", "grantId", "toolName", "arguments", "createdAt",
@@ -101,6 +102,43 @@ final class RuntimeSnapshotJson {
       w.put("requestId", c.permission().requestId());
       w.put("askedAt", c.permission().askedAt().toString());
       w.put("deadline", c.permission().deadline().toString());
+    }
+    if (c.outcome() != null) {
+      ObjectNode o = n.putObject("outcome");
+      o.put("state", c.outcome().state().wireName());
+      if (c.outcome() instanceof Outcome.Completed done) {
+        o.put("content", done.content());
+      } else if (c.outcome() instanceof Outcome.Failed f) {
+        o.put("kind", f.kind().name().toLowerCase(Locale.ROOT));
+        o.put("message", f.message());
+      } else if (c.outcome() instanceof Outcome.Denied d) {
+        o.put("source", d.source().name().toLowerCase(Locale.ROOT));
+        o.put("reason", d.reason());
+      } else {
+        o.put("reason", ((Outcome.Cancelled) c.outcome()).reason());
+      }
+    }
+  }
+
+  /** A stored outcome: its state and that state's fields. */
+  private static Outcome outcome(JsonNode o, String where) {
+    object(o, where);
+    known(o, OUTCOME, where);
+    ToolCallState state = state(text(o, "state", where, true), where);
+    try {
+      return switch (state) {
+        case COMPLETED -> new Outcome.Completed(text(o, "content", where, true));
+        case FAILED -> new Outcome.Failed(FailureKind.valueOf(text(o, "kind", where, true).toUpperCase(Locale.ROOT)),
+            text(o, "message", where, true));
+        case PERMISSION_DENIED -> new Outcome.Denied(DenialSource.valueOf(text(o, "source", where, true)
+            .toUpperCase(Locale.ROOT)), text(o, "reason", where, true));
+        case CANCELLED -> new Outcome.Cancelled(text(o, "reason", where, true));
+        default -> throw new CorruptSnapshotException(where, "state " + state.wireName() + " is not an ending");
+      };
+    } catch (CorruptSnapshotException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new CorruptSnapshotException(where, "unknown kind or source: " + e.getMessage());
     }
   }
 
@@ -197,11 +235,16 @@ final class RuntimeSnapshotJson {
         throw new CorruptSnapshotException(ww, e.why(), e);
       }
     }
+    Outcome ended = null;
+    JsonNode out = n.get("outcome");
+    if (out != null && !out.isNull()) {
+      ended = outcome(out, where + ".outcome");
+    }
     try {
       return new RuntimeSnapshot.Call(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),
           text(n, "parentCallId", where, false), o, instant(n, "createdAt", where, true),
           state(text(n, "state", where, true), where), integer(n, "version", where), text(n, "arguments", where, true),
-          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait);
+          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait, ended);
     } catch (CorruptSnapshotException e) {
       throw new CorruptSnapshotException(where, e.why(), e);
     }

@@ -68,19 +68,99 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     super(ToolCallSnapshot.initial(identity, arguments), true, durable(store));
     this.ticker = ticker;
     this.bus = bus;
+    this.store = store;
   }
 
-  /** The durable write of a call's changes through {@code store}, or null. */
+  /** Where changes are written first, or null. */
+  private final CallStore store;
+
+  /**
+   * The durable write of a call's changes through {@code store}, or null. A write another runtime beat reads the
+   * call back and adopts what it stored (the caller then sees a lost race, as in memory); a store that cannot read
+   * back makes it a {@link StaleCallException}.
+   */
   private static Durable<ToolCallSnapshot> durable(CallStore store) {
     if (store == null) {
       return null;
     }
     return (expected, next) -> {
-      if (!store.compareAndSet(expected, next)) {
-        throw new StaleCallException(expected.identity().sessionId() + "/" + expected.callId(), expected.version());
+      if (store.compareAndSet(expected, next)) {
+        return null;
       }
-      return true;
+      ToolCallIdentity id = expected.identity();
+      RuntimeSnapshot.Call stored = store.read(id.sessionId(), id.callId()).orElse(null);
+      if (stored == null || stored.version() <= expected.version()) {
+        throw new StaleCallException(id.sessionId() + "/" + id.callId(), expected.version());
+      }
+      return adopted(expected, stored);
     };
+  }
+
+  /**
+   * The chain from {@code cur} to the stored version {@code c}: one version per state change the store's path records
+   * above {@code cur}'s version, the last being {@code c} itself (versions made elsewhere without a state change, such
+   * as output, are not rebuilt).
+   */
+  static ToolCallSnapshot adopted(ToolCallSnapshot cur, RuntimeSnapshot.Call c) {
+    ToolCallIdentity id = cur.identity();
+    if (!id.sessionId().equals(c.sessionId()) || !id.callId().equals(c.callId())) {
+      throw new IllegalArgumentException("stored call " + c.sessionId() + "/" + c.callId() + " is not call "
+          + id.sessionId() + "/" + id.callId());
+    }
+    ToolArguments args = c.argumentsVersion() == cur.argumentsVersion() ? cur.arguments()
+        : ToolArguments.ofText(c.arguments());
+    ToolCallSnapshot s = cur;
+    for (RuntimeSnapshot.Step step : c.path()) {
+      if (step.version() > s.version() && step.version() < c.version()) {
+        s = new ToolCallSnapshot(id, step.state(), step.version(), args,
+            Math.min(c.argumentsVersion(), step.version()), Math.max(s.attempt(),
+            step.state() == ToolCallState.RUNNING ? 1 : 0), null, Reason.CHANGED_ELSEWHERE, tickOf(id, step.at()), s);
+      }
+    }
+    RuntimeSnapshot.Step last = c.path().get(c.path().size() - 1);
+    Change change = c.permission() != null ? new Change.PermissionAsked(c.permission().requestId(),
+        c.argumentsVersion(), c.permission().deadline(), tickOf(id, c.permission().deadline()))
+        : Reason.CHANGED_ELSEWHERE;
+    long tick = last.version() == c.version() ? tickOf(id, last.at()) : Math.max(s.tick(), tickOf(id, last.at()));
+    return new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), c.outcome(),
+        change, tick, s);
+  }
+
+  private static long tickOf(ToolCallIdentity id, java.time.Instant at) {
+    Duration d = Duration.between(id.createdAt(), at);
+    long nanos;
+    try {
+      nanos = d.toNanos();
+    } catch (ArithmeticException e) {
+      nanos = d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
+    }
+    return id.createdTick() + nanos;
+  }
+
+  /**
+   * Brings this call up to the version its store holds, when another runtime sharing the store moved it on: the
+   * versions of each state change made there are installed and published here, in order, each once (a version this
+   * call holds already is never published again). For runtimes sharing a {@link SharedCallStore}; the runtime calls
+   * it when the store tells it of a change.
+   *
+   * @return the call's snapshot afterwards
+   * @throws RuntimeException what the store threw reading the call
+   */
+  ToolCallSnapshot refresh() {
+    if (store == null) {
+      return current();
+    }
+    ToolCallIdentity id = identity();
+    RuntimeSnapshot.Call stored = store.read(id.sessionId(), id.callId()).orElse(null);
+    for (;;) {
+      ToolCallSnapshot cur = current();
+      if (stored == null || stored.version() <= cur.version() || cur.isTerminal()) {
+        return cur;
+      }
+      if (adopt(cur, adopted(cur, stored))) {
+        return current();
+      }
+    }
   }
 
   /**
@@ -107,6 +187,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     super(restored, false, durable(store));
     this.ticker = ticker;
     this.bus = bus;
+    this.store = store;
     if (restored.isTerminal()) {
       this.terminalPublished = restored;
     }

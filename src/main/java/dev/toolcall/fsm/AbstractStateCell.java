@@ -84,8 +84,8 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
   /**
    * A cell whose every change is first written by {@code durable} (a store's compare-and-set): a change is installed
    * and handed off only after that write returns true; when it throws, nothing changes here. Writes are serialised
-   * per cell, so a false from it means another writer outside this cell moved on: {@code durable} decides what to
-   * throw then (it must not return false on a local race, which cannot reach it).
+   * per cell, so a refusal means another writer outside this cell moved on: {@code durable} then returns the newer
+   * version to adopt, or throws (a local race never reaches it).
    *
    * @param durable the write, or null for a cell in memory only
    */
@@ -108,9 +108,11 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
   @FunctionalInterface
   protected interface Durable<V> {
     /**
-     * Writes {@code next} over {@code expected}; true when written. Throws, changing nothing, when it cannot.
+     * Writes {@code next} over {@code expected}. Returns null when written; when another writer outside this cell
+     * moved on first, the newer version it read back (version above {@code expected}'s, linked back to
+     * {@code expected}), which the cell adopts (see {@link #adopt}). Throws, changing nothing, when it can do neither.
      */
-    boolean write(V expected, V next);
+    V write(V expected, V next);
   }
 
   /** The durable write of every change, or null (memory only). */
@@ -157,18 +159,66 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     return durable == null ? CURRENT.compareAndSet(this, expected, next) : durableCompareAndSet(expected, next);
   }
 
-  /** With a durable write: under the cell's write lock, the write first, then the install (which cannot lose). */
+  /**
+   * With a durable write: under the cell's write lock, the write first, then the install (which cannot lose). When
+   * the write lost to a writer outside this cell, the version it read back is adopted and handed off, and the caller
+   * re-reads, as after a local lost race.
+   */
   private boolean durableCompareAndSet(V expected, V next) {
+    V newer;
     synchronized (writeLock) {
       if (current != expected) {
         return false; // a local writer won first: the caller re-reads, as without a store
       }
-      if (!durable.write(expected, next)) {
-        throw new IllegalStateException("the durable write of version " + next.version() + " refused without"
-            + " saying why; a Durable must throw when another writer moved on");
+      newer = durable.write(expected, next);
+      if (newer == null) {
+        CURRENT.setVolatile(this, next);
+        return true;
       }
-      CURRENT.setVolatile(this, next);
-      return true;
+      checkAdoptable(expected, newer);
+      CURRENT.setVolatile(this, newer);
+    }
+    drainPending();
+    return false;
+  }
+
+  /**
+   * Installs {@code newer}, a version another writer stored outside this cell (another runtime sharing the store),
+   * if the cell still holds {@code expected}, and hands it off with every version linked between it and
+   * {@code expected}. Nothing is written: the version is durable already. Versions the chain leaves out (changes
+   * made elsewhere that this cell never held) are never handed off here; the hand-off stays in version order, each
+   * version at most once.
+   *
+   * @param newer a version above {@code expected}'s whose chain of previous versions reaches {@code expected}
+   * @return whether it was installed; false when this cell changed meanwhile (the caller re-reads)
+   * @throws IllegalStateException if {@code newer} is not above {@code expected} or does not link back to it
+   */
+  protected final boolean adopt(V expected, V newer) {
+    checkAdoptable(expected, newer);
+    if (writeLock == null) {
+      if (!CURRENT.compareAndSet(this, expected, newer)) {
+        return false;
+      }
+    } else {
+      synchronized (writeLock) {
+        if (current != expected) {
+          return false;
+        }
+        CURRENT.setVolatile(this, newer);
+      }
+    }
+    drainPending();
+    return true;
+  }
+
+  private static <S extends Enum<S>, V extends Versioned<S, V>> void checkAdoptable(V expected, V newer) {
+    V v = newer;
+    while (v != null && v.version() > expected.version()) {
+      v = v.previous();
+    }
+    if (v != expected || newer.version() <= expected.version()) {
+      throw new IllegalStateException("an adopted version must be above version " + expected.version()
+          + " and link back to it; got version " + newer.version() + " in " + newer.state());
     }
   }
 
@@ -248,11 +298,19 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     }
   }
 
+  /**
+   * Hands off the versions above {@code from} linked back from {@code latest}, oldest first. They are usually every
+   * version from {@code from + 1} on; an adopted chain may skip versions made elsewhere (see {@link #adopt}).
+   */
   @SuppressWarnings("unchecked")
   private void deliverRange(V latest, int from) {
-    Object[] pending = new Object[latest.version() - from];
+    int n = 0;
+    for (V v = latest; v != null && v.version() > from; v = v.previous()) {
+      n++;
+    }
+    Object[] pending = new Object[n];
     V v = latest;
-    for (int i = pending.length - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= 0; i--) {
       pending[i] = v;
       v = v.previous();
     }

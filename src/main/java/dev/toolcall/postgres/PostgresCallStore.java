@@ -155,6 +155,14 @@ public final class PostgresCallStore {
    * @throws IllegalArgumentException if {@code next} is not the next version of the same call
    */
   public CasResult compareAndSet(StoredCall expected, StoredCall next) {
+    return compareAndSet(expected, next, null, null);
+  }
+
+  /**
+   * {@link #compareAndSet(StoredCall, StoredCall)} by the runtime {@code owner}: a version that is RUNNING carries its
+   * lease until {@code lease} from the server's now; any other version carries none.
+   */
+  CasResult compareAndSet(StoredCall expected, StoredCall next, String owner, Duration lease) {
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(next, "next");
     if (!expected.sessionId().equals(next.sessionId()) || !expected.callId().equals(next.callId())
@@ -164,15 +172,23 @@ public final class PostgresCallStore {
     }
     for (int attempt = 1; ; attempt++) {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-          "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now()"
+          "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now(),"
+              + " lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'"
               + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
+        boolean leased = owner != null && next.state() == ToolCallState.RUNNING;
         ps.setQueryTimeout(timeoutSeconds);
         ps.setString(1, next.state().wireName());
         ps.setInt(2, next.version());
         ps.setString(3, next.document());
-        ps.setString(4, next.sessionId());
-        ps.setString(5, next.callId());
-        ps.setInt(6, expected.version());
+        ps.setString(4, leased ? owner : null);
+        if (leased) {
+          ps.setLong(5, lease.toMillis());
+        } else {
+          ps.setNull(5, java.sql.Types.BIGINT);
+        }
+        ps.setString(6, next.sessionId());
+        ps.setString(7, next.callId());
+        ps.setInt(8, expected.version());
         int rows = ps.executeUpdate();
         if (rows == 1) {
           return new CasResult(true, next);
@@ -330,6 +346,11 @@ public final class PostgresCallStore {
       }
 
       @Override
+      public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
+        return load(sessionId, callId).map(PostgresCallStore::entry);
+      }
+
+      @Override
       public String toString() {
         return "PostgresCallStore.calls()";
       }
@@ -358,25 +379,138 @@ public final class PostgresCallStore {
 
   /** The row of a call's version: its document as {@link #calls()} describes. */
   static StoredCall stored(dev.toolcall.ToolCallSnapshot s) {
-    String document;
-    if (!s.isTerminal()) {
-      document = dev.toolcall.RuntimeSnapshot.callJson(dev.toolcall.RuntimeSnapshot.callOf(s));
-    } else {
-      com.fasterxml.jackson.databind.node.ObjectNode n = JSON.createObjectNode();
-      n.put("sessionId", s.identity().sessionId());
-      n.put("callId", s.callId());
-      n.put("toolName", s.toolName());
-      n.put("state", s.state().wireName());
-      n.put("version", s.version());
-      com.fasterxml.jackson.databind.node.ObjectNode o = n.putObject("outcome");
-      o.put("state", s.outcome().state().wireName());
-      if (s.outcome() instanceof dev.toolcall.Outcome.Failed f) {
-        o.put("kind", f.kind().name().toLowerCase(java.util.Locale.ROOT));
-      }
-      o.put("messageForModel", s.outcome().messageForModel());
-      document = n.toString();
-    }
+    String document = dev.toolcall.RuntimeSnapshot.callJson(dev.toolcall.RuntimeSnapshot.storedEntry(s));
     return new StoredCall(s.identity().sessionId(), s.callId(), s.toolName(), s.state(), s.version(), document);
+  }
+
+  /** A row's document as a call's entry, or a {@link StoreException} naming the row. */
+  static dev.toolcall.RuntimeSnapshot.Call entry(StoredCall row) {
+    try {
+      return dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
+    } catch (dev.toolcall.CorruptSnapshotException e) {
+      throw new StoreException(row.where() + ": its document is not a call's entry: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * This store as the {@link dev.toolcall.SharedCallStore} of one runtime among several on the same database (each
+   * with its own {@code DataSource}): {@link #calls()} plus leases on RUNNING calls held by {@code owner}, the lookup of
+   * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}.
+   *
+   * @param owner the runtime's name, unique among the runtimes (a host name and process id, say)
+   * @param lease how long a RUNNING claim lives unrenewed (at least one second; the runtime renews every third)
+   * @throws IllegalArgumentException if {@code owner} is blank or {@code lease} is under a second
+   */
+  public dev.toolcall.SharedCallStore shared(String owner, Duration lease) {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(lease, "lease");
+    if (owner.isBlank()) {
+      throw new IllegalArgumentException("owner must not be blank");
+    }
+    if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException("lease must be at least one second, was " + lease);
+    }
+    return new Shared(owner, lease);
+  }
+
+  /** One runtime's view of the shared store. */
+  private final class Shared implements dev.toolcall.SharedCallStore {
+    private final String owner;
+    private final Duration lease;
+
+    Shared(String owner, Duration lease) {
+      this.owner = owner;
+      this.lease = lease;
+    }
+
+    @Override
+    public boolean create(dev.toolcall.ToolCallSnapshot first) {
+      return insert(stored(first));
+    }
+
+    @Override
+    public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
+      return PostgresCallStore.this.compareAndSet(stored(expected), stored(next), owner, lease).won();
+    }
+
+    @Override
+    public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
+      return load(sessionId, callId).map(PostgresCallStore::entry);
+    }
+
+    @Override
+    public String owner() {
+      return owner;
+    }
+
+    @Override
+    public Duration lease() {
+      return lease;
+    }
+
+    @Override
+    public Optional<dev.toolcall.RuntimeSnapshot.Call> readByRequest(String requestId) {
+      Objects.requireNonNull(requestId, "requestId");
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
+          + " FROM toolcall_call WHERE state = 'permission_pending' AND document #>> '{permission,requestId}' = ?")) {
+        ps.setQueryTimeout(timeoutSeconds);
+        ps.setString(1, requestId);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.of(entry(row(rs))) : Optional.empty();
+        }
+      } catch (SQLException e) {
+        throw new StoreException("reading the call of request " + requestId + " failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public int renewLeases() {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+          "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
+              + " WHERE lease_owner = ? AND state = 'running'")) {
+        ps.setQueryTimeout(timeoutSeconds);
+        ps.setLong(1, lease.toMillis());
+        ps.setString(2, owner);
+        return ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public List<dev.toolcall.RuntimeSnapshot.Call> overdue() {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
+          + " FROM toolcall_call WHERE state NOT IN " + ENDED + " AND (state = 'running' AND lease_until < now()"
+          + " OR state = 'permission_pending' AND (document #>> '{permission,deadline}')::timestamptz < now())"
+          + " ORDER BY seq")) {
+        ps.setQueryTimeout(timeoutSeconds);
+        List<dev.toolcall.RuntimeSnapshot.Call> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            try {
+              out.add(entry(row(rs)));
+            } catch (StoreException e) {
+              log.warn("{}", e.getMessage());
+            }
+          }
+        }
+        return out;
+      } catch (SQLException e) {
+        throw new StoreException("reading the overdue calls failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public AutoCloseable watch(Listener listener) {
+      Objects.requireNonNull(listener, "listener");
+      return ChangeFeed.start(dataSource, ch -> listener.stored(ch.sessionId(), ch.callId(), ch.version()),
+          Duration.ofMillis(500));
+    }
+
+    @Override
+    public String toString() {
+      return "PostgresCallStore.shared(" + owner + ")";
+    }
   }
 
   /**

@@ -20,6 +20,14 @@ CREATE INDEX IF NOT EXISTS toolcall_call_active
 CREATE INDEX IF NOT EXISTS toolcall_call_ended
   ON toolcall_call (updated_at)
   WHERE state IN ('completed', 'failed', 'cancelled', 'permission_denied');
+-- Runtimes sharing the store (PostgresCallStore.shared): the runtime that holds a call RUNNING and until when; it
+-- renews the lease, and once it has expired another runtime takes the call over.
+ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS lease_owner text;
+ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS lease_until timestamptz;
+-- A decision taken on any runtime finds the waiting call by its request id.
+CREATE INDEX IF NOT EXISTS toolcall_call_request
+  ON toolcall_call ((document #>> '{permission,requestId}'))
+  WHERE state = 'permission_pending';
 CREATE TABLE IF NOT EXISTS toolcall_schema (
   version integer NOT NULL PRIMARY KEY
 );

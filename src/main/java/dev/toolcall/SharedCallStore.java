@@ -1,0 +1,75 @@
+package dev.toolcall;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A {@link CallStore} that several runtimes share (runtimes behind a load balancer, each with its own connection
+ * pool): {@code ToolCallRuntime.Builder.sharedStore}. The library ships
+ * {@code dev.toolcall.postgres.PostgresCallStore#shared}.
+ *
+ * <p>What a runtime on a shared store guarantees, built on the one compare-and-set per change:
+ * <ul>
+ *   <li>a decision taken on any runtime for a request another runtime opened resumes the call exactly once (the
+ *       deciding runtime loads the call by its request id and decides through the store);</li>
+ *   <li>exactly one runtime runs each approved call: every runtime that holds it tries to move it to RUNNING, and the
+ *       store lets one win; the others adopt that version and wait for the outcome;</li>
+ *   <li>a request's deadline denies it once across all runtimes;</li>
+ *   <li>a RUNNING call carries a lease ({@link #lease()}) that its runtime renews; once it expires (the runtime
+ *       crashed, or paused longer than the lease), another runtime takes the call over as a restore does: an
+ *       idempotent tool runs again as the next attempt, any other call ends FAILED, outcome unknown;</li>
+ *   <li>each runtime learns of the others' changes through {@link #watch}, within the store's delay, and adopts
+ *       them: its listeners see each state change made elsewhere once, in version order, after it committed.</li>
+ * </ul>
+ *
+ * <p>Implementations are thread-safe. Each runtime uses its own instance, with its own {@link #owner()}.
+ */
+public interface SharedCallStore extends CallStore {
+
+  /** The name of the runtime using this instance: its RUNNING claims carry it. Unique among the runtimes. */
+  String owner();
+
+  /** How long a RUNNING claim lives without renewal; the runtime renews every third of it. */
+  Duration lease();
+
+  /**
+   * The call waiting on permission request {@code requestId}, if one is stored waiting on it.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  Optional<RuntimeSnapshot.Call> readByRequest(String requestId);
+
+  /**
+   * Renews the lease of every call this owner holds RUNNING.
+   *
+   * @return how many calls it renewed
+   * @throws RuntimeException if the store failed
+   */
+  int renewLeases();
+
+  /**
+   * The calls no runtime is looking after: RUNNING with an expired lease, and waiting for permission past their
+   * deadline, by the store's clock. The runtime that reads one takes it over through the store, where one runtime
+   * wins.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  List<RuntimeSnapshot.Call> overdue();
+
+  /**
+   * Tells {@code listener} of each version any runtime stores, soon after it commits. A version may be told twice or
+   * out of order, and a version overtaken by the next may be left out; the listener reads the call to learn where it
+   * is. The listener runs on the store's thread and should be quick.
+   *
+   * @return closing it stops the telling
+   */
+  AutoCloseable watch(Listener listener);
+
+  /** Told of stored versions; see {@link #watch}. */
+  @FunctionalInterface
+  interface Listener {
+    /** {@code version} of call {@code callId} in {@code sessionId} was stored. */
+    void stored(String sessionId, String callId, int version);
+  }
+}
