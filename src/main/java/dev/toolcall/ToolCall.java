@@ -118,9 +118,16 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       }
     }
     RuntimeSnapshot.Step last = c.path().get(c.path().size() - 1);
-    Change change = c.permission() != null ? new Change.PermissionAsked(c.permission().requestId(),
-        c.argumentsVersion(), c.permission().deadline(), tickOf(id, c.permission().deadline()))
-        : Reason.CHANGED_ELSEWHERE;
+    Change change = Reason.CHANGED_ELSEWHERE;
+    if (c.permission() != null) {
+      change = new Change.PermissionAsked(c.permission().requestId(), c.argumentsVersion(), c.permission().deadline(),
+          tickOf(id, c.permission().deadline()));
+    } else if (c.state() == s.state() && c.state() == ToolCallState.RUNNING && c.attempt() > Math.max(1, s.attempt())) {
+      change = new Change.RetryScheduled(c.attempt(), Duration.ZERO, "attempt " + c.attempt() + " was started by"
+          + " another runtime sharing the store");
+    } else if (c.state() == s.state() && c.argumentsVersion() != s.argumentsVersion()) {
+      change = new Change.ArgumentsModified(s.arguments(), "another runtime sharing the store");
+    }
     long tick = last.version() == c.version() ? tickOf(id, last.at()) : Math.max(s.tick(), tickOf(id, last.at()));
     return new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), c.outcome(),
         change, tick, s);
@@ -592,6 +599,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** Runs on the draining thread, one version at a time, in order: publishes the version's event. */
   @Override
   protected void deliver(ToolCallSnapshot s) {
+    if (s.change() == Reason.CHANGED_ELSEWHERE && !s.isStateChange()) {
+      return; // a version made elsewhere that changed neither state, attempt nor arguments (its output): no event
+    }
     try {
       if (bus.hasSubscribers()) {
         bus.publish(ToolCallEvent.of(s));

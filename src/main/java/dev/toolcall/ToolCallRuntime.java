@@ -48,14 +48,20 @@ public final class ToolCallRuntime implements AutoCloseable {
   private final List<Instrumentation> instrumentations;
   private final Clock clock;
   private final Ticker ticker;
+  /** The link to the other runtimes of a shared store, or null. */
+  private final SharedStoreLink link;
 
   private ToolCallRuntime(Builder b) {
     this.bus = b.bus == null ? EventBus.create() : b.bus;
     ToolRegistry registry = b.registry.build();
     this.ownsTimer = b.timer == null;
     this.timer = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
+    this.link = b.sharedStore == null ? null : new SharedStoreLink(this, b.sharedStore, b.clock, b.ticker);
     PermissionService.Builder pb = PermissionService.builder().clock(b.clock).ticker(b.ticker).timer(timer);
     b.permissions.accept(pb);
+    if (link != null) {
+      pb.requestLoader(link::load);
+    }
     this.permissions = pb.build();
     ToolScheduler.Builder sb = ToolScheduler.builder().registry(registry).authorizer(permissions::authorize)
         .eventBus(bus).clock(b.clock).ticker(b.ticker).timer(timer);
@@ -73,6 +79,9 @@ public final class ToolCallRuntime implements AutoCloseable {
     this.instrumentations = List.copyOf(b.instrumentations);
     for (Instrumentation i : instrumentations) {
       i.attach(this);
+    }
+    if (link != null) {
+      link.start();
     }
   }
 
@@ -206,6 +215,9 @@ public final class ToolCallRuntime implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (link != null) {
+      link.close(); // first: nothing more is adopted, loaded or taken over from the store
+    }
     scheduler.close(closeGrace); // first: once it is closing no tool starts, even one a cancelled request lets go
     permissions.close();
     if (ownsTimer) {
@@ -232,6 +244,7 @@ public final class ToolCallRuntime implements AutoCloseable {
     private Duration closeGrace = Duration.ofSeconds(5);
     private DeadlineTimer timer;
     private CallStore callStore;
+    private SharedCallStore sharedStore;
 
     private Builder() {}
 
@@ -263,7 +276,20 @@ public final class ToolCallRuntime implements AutoCloseable {
      */
     public Builder callStore(CallStore store) {
       this.callStore = Objects.requireNonNull(store, "store");
+      this.sharedStore = store instanceof SharedCallStore shared ? shared : null;
       return this;
+    }
+
+    /**
+     * A store this runtime shares with other runtimes (each with its own instance; for example
+     * {@code PostgresCallStore.create(dataSource).shared(owner, Duration.ofSeconds(30))}): every change is written
+     * there first, as with {@link #callStore}, and the runtime also adopts the changes the others make to the calls it
+     * holds, answers here the requests the others opened, claims each approved call by compare-and-set (one runtime
+     * runs it), renews its claims' leases and takes over calls whose runtime stopped renewing. See
+     * {@link SharedCallStore} for the guarantees. The runtime's own thread for this is stopped by {@link #close()}.
+     */
+    public Builder sharedStore(SharedCallStore store) {
+      return callStore(store);
     }
 
     /** The wall clock shared by every part (default: system UTC). */

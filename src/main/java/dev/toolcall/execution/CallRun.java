@@ -79,7 +79,13 @@ final class CallRun implements Runnable, Permits.Waiter {
     this.batch = batch;
     this.known = known;
     this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
+    if (known != null) {
+      known.run = this;
+    }
   }
+
+  /** Whether this runtime started the tool (or took the call over); false while it runs on another runtime. */
+  volatile boolean startedHere;
 
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {
@@ -189,6 +195,37 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
   }
 
+  /**
+   * Takes over the call, which another runtime sharing the store claimed RUNNING and stopped looking after (its lease
+   * expired), as a restore would: an idempotent tool runs again here as the next attempt, any other call ends FAILED,
+   * outcome unknown. Only once the call has had its turn here (it holds its permit) and was not started here; the
+   * store lets one runtime win.
+   *
+   * @return whether this runtime changed the call
+   */
+  boolean takeOver() {
+    ToolCallSnapshot s = call.snapshot();
+    int p = (int) PERMIT.getVolatile(this);
+    if (startedHere || tool == null || s.state() != ToolCallState.RUNNING || p != HOLDS_PERMIT && p != NESTED) {
+      return false;
+    }
+    if (!tool.definition().idempotent()) {
+      return call.fail(FailureKind.OUTCOME_UNKNOWN, ToolScheduler.LEASE_LOST).won();
+    }
+    if (!call.scheduleRetry(s.attempt() + 1, Duration.ZERO, "The runtime that ran attempt " + s.attempt()
+        + " stopped renewing its claim; the tool is idempotent, so it runs again.").won()) {
+      return false;
+    }
+    startedHere = true;
+    sched.nesting.started(this);
+    if (call.isTerminal()) {
+      sched.nesting.ended(this);
+    }
+    ToolCallSnapshot now = call.snapshot();
+    attempt(tool, now.arguments(), now.attempt(), false);
+    return true;
+  }
+
   /** A step failed with {@code t}: a rejected start fails the call; anything else is an internal error. */
   void failed(Throwable t) {
     Throwable cause = ToolScheduler.unwrap(t);
@@ -255,6 +292,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
     ToolArguments args = s.arguments();
     if (resumedRunning && s.state() == ToolCallState.RUNNING) { // resumed: its retry is recorded, run that attempt
+      startedHere = true;
       sched.nesting.started(this);
       if (call.isTerminal()) {
         sched.nesting.ended(this);
@@ -266,10 +304,14 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (s.argumentsVersion() != 0) {
       edited = sched.validator.revalidate(tool, args);
     }
+    if (s.state() == ToolCallState.RUNNING) {
+      return; // another runtime sharing the store runs it: its outcome comes from there; the permit waits for it
+    }
     Reason why = s.state() == ToolCallState.PENDING ? Reason.NO_PERMISSION_NEEDED : Reason.STARTED;
     if (!call.transition(s.state(), ToolCallState.RUNNING, why).won()) {
-      return; // cancelled meanwhile; the permit is released by the terminal hook
+      return; // cancelled meanwhile, or claimed by another runtime; the permit is released by the terminal hook
     }
+    startedHere = true;
     sched.nesting.started(this);
     if (call.isTerminal()) {
       sched.nesting.ended(this); // ended before it was registered: its terminal hook may have missed it

@@ -28,6 +28,8 @@ final class KnownCalls {
   static final class Known extends CompletableFuture<Void> { // completes once the call is built (one object an id)
     private volatile ToolCall call;
     private volatile ToolCallState endedIn;
+    /** The run of the call, set when it is made; null for a call that never runs here (a duplicate). */
+    volatile CallRun run;
 
     /** The call was built: waiters get it. */
     void built(ToolCall c) {
@@ -44,6 +46,7 @@ final class KnownCalls {
     void ended(ToolCallState state) {
       endedIn = state;
       call = null;
+      run = null;
     }
 
     boolean isEnded() {
@@ -122,6 +125,13 @@ final class KnownCalls {
       }
     }
     return calls;
+  }
+
+  /** The reservation of {@code key}, or null. */
+  Known get(CallKey key) {
+    synchronized (map) {
+      return map.get(key);
+    }
   }
 
   /** How many ids the window holds (for tests). */

@@ -381,11 +381,10 @@ public final class ToolScheduler implements AutoCloseable {
         switch (typed.state()) {
           case PERMISSION_PENDING -> run.resumedDecision = waiting.authorize(call, tool.definition());
           case PERMISSION_APPROVED -> run.resumedDecision = CompletableFuture.completedFuture(call.snapshot());
-          case RUNNING -> {
+          case RUNNING -> { // a store shared with other runtimes lets one of them win each of these changes
             if (tool.definition().idempotent()) {
-              call.scheduleRetry(typed.attempt() + 1, Duration.ZERO, "The process stopped while attempt "
-                  + typed.attempt() + " ran; the tool is idempotent, so it runs again.");
-              run.resumedRunning = true;
+              run.resumedRunning = call.scheduleRetry(typed.attempt() + 1, Duration.ZERO, "The process stopped"
+                  + " while attempt " + typed.attempt() + " ran; the tool is idempotent, so it runs again.").won();
             } else {
               call.fail(FailureKind.OUTCOME_UNKNOWN, "Outcome unknown: the process stopped while the tool ran, so"
                   + " it may have partly run. It was not run again; check its effects before calling it again.");
@@ -405,6 +404,33 @@ public final class ToolScheduler implements AutoCloseable {
     }
     batch.seal();
     return batch;
+  }
+
+  /** The message for the model of a call whose runtime stopped renewing its claim while the tool ran. */
+  static final String LEASE_LOST = "Outcome unknown: the runtime that ran the tool stopped (its claim on the call"
+      + " expired), so it may have partly run. It was not run again; check its effects before calling it again.";
+
+  /** The call {@code callId} of {@code sessionId} scheduled here, if it has not ended. */
+  public Optional<ToolCall> call(String sessionId, String callId) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(callId, "callId");
+    Known k = known.get(new CallKey(sessionId, callId));
+    return Optional.ofNullable(k == null ? null : k.callNow());
+  }
+
+  /**
+   * Takes over {@code call}, scheduled here, which another runtime sharing the store claimed RUNNING and stopped
+   * looking after (its claim's lease expired): as a restore would, an idempotent tool runs again here as the next
+   * attempt, and any other call ends FAILED {@link FailureKind#OUTCOME_UNKNOWN}. Does nothing for a call this runtime
+   * runs itself, one not RUNNING, or one that has not had its turn here yet; the store lets one runtime win.
+   *
+   * @return whether this runtime changed the call
+   */
+  public boolean takeOver(ToolCall call) {
+    Objects.requireNonNull(call, "call");
+    Known k = known.get(new CallKey(call.sessionId(), call.callId()));
+    CallRun run = k == null ? null : k.run;
+    return run != null && run.call == call && run.takeOver();
   }
 
   /**

@@ -130,6 +130,8 @@ public final class PermissionService implements AutoCloseable {
   private final Cache<String, DecisionResult.Lost> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
   /** Session id -> its grants (immutable lists, replaced atomically). */
   private final SessionGrants sessionGrants = new SessionGrants();
+  /** Loads a request opened by another runtime sharing the store; null without one. */
+  private final java.util.function.Predicate<String> requestLoader;
 
 
   private PermissionService(Builder b) {
@@ -140,6 +142,7 @@ public final class PermissionService implements AutoCloseable {
     this.clock = b.clock;
     this.ticker = b.ticker;
     this.hooks = List.copyOf(b.hooks);
+    this.requestLoader = b.requestLoader;
     this.ownsTimer = b.timer == null;
     this.deadlines = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
     this.idPrefix = "perm-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
@@ -473,6 +476,9 @@ public final class PermissionService implements AutoCloseable {
   public Optional<PermissionRequest> request(String requestId) {
     Objects.requireNonNull(requestId, "requestId");
     Pending p = byId.get(requestId);
+    if (p == null && resolved.getIfPresent(requestId) == null) {
+      p = loaded(requestId); // opened by another runtime sharing the store
+    }
     return p == null ? Optional.empty() : Optional.ofNullable(p.current());
   }
 
@@ -508,7 +514,13 @@ public final class PermissionService implements AutoCloseable {
     Pending p = byId.get(requestId);
     if (p == null) {
       DecisionResult.Lost lost = resolved.getIfPresent(requestId);
-      return lost == null ? new DecisionResult.UnknownRequest(requestId) : lost;
+      if (lost != null) {
+        return lost;
+      }
+      p = loaded(requestId);
+      if (p == null) {
+        return new DecisionResult.UnknownRequest(requestId);
+      }
     }
     ToolCall call = p.call;
     ToolCallSnapshot s = call.snapshot();
@@ -595,6 +607,49 @@ public final class PermissionService implements AutoCloseable {
       }
     }
     return denied;
+  }
+
+  /**
+   * The request {@code requestId} as the request loader brings it here from a store shared with other runtimes, or
+   * null (no loader, or no such request waiting there).
+   */
+  private Pending loaded(String requestId) {
+    if (requestLoader == null || queue.isClosed()) {
+      return null;
+    }
+    try {
+      if (!requestLoader.test(requestId)) {
+        return null;
+      }
+    } catch (RuntimeException e) {
+      log.warn("loading permission request {} from the shared store failed: {}", requestId, e.toString());
+      return null;
+    }
+    return byId.get(requestId);
+  }
+
+  /**
+   * Tells this service that {@code call}, whose request it holds open, was changed by another runtime sharing the
+   * call store (the call adopted a version stored there): once the call has left PERMISSION_PENDING, its request is
+   * resolved here as if decided here, once (out of the queue, its deadline disarmed, its authorize stage completed
+   * with the version that left PERMISSION_PENDING). Does nothing for a call still waiting, or one whose request this
+   * service does not hold.
+   */
+  public void settle(ToolCall call) {
+    Objects.requireNonNull(call, "call");
+    ToolCallSnapshot s = call.snapshot();
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      return;
+    }
+    for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
+      if (v.change() instanceof Change.PermissionAsked asked) {
+        Pending p = byId.get(asked.requestId());
+        if (p != null && p.call == call) {
+          finish(p, s);
+        }
+        return;
+      }
+    }
   }
 
   private static DecisionResult afterLoss(Pending p, ToolCallSnapshot s, int decidedOn) {
@@ -710,6 +765,7 @@ public final class PermissionService implements AutoCloseable {
     private DeadlineTimer timer;
     private final java.util.ArrayList<PermissionHook> hooks = new java.util.ArrayList<>();
 
+    private java.util.function.Predicate<String> requestLoader;
     private Builder() {}
 
     /** Adds a check that runs before the policy (see {@link PermissionHook}); hooks run in the order added. */
@@ -772,6 +828,17 @@ public final class PermissionService implements AutoCloseable {
      */
     public Builder timer(DeadlineTimer timer) {
       this.timer = Objects.requireNonNull(timer, "timer");
+      return this;
+    }
+
+    /**
+     * What {@link #decide} and {@link #request} do with a request id this service does not know: {@code loader}
+     * brings the request in from a store shared with other runtimes (the runtime sets it for
+     * {@code ToolCallRuntime.Builder.sharedStore}: it loads the waiting call and re-opens its request here, with its
+     * id and absolute deadline) and returns whether it did. Default: none, the request is unknown.
+     */
+    public Builder requestLoader(java.util.function.Predicate<String> loader) {
+      this.requestLoader = Objects.requireNonNull(loader, "loader");
       return this;
     }
 

@@ -1,0 +1,326 @@
+package dev.toolcall.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolcall.DenialSource;
+import dev.toolcall.FailureKind;
+import dev.toolcall.Outcome;
+import dev.toolcall.SharedCallStore;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.event.Event;
+import dev.toolcall.event.EventListener;
+import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.permission.Decision;
+import dev.toolcall.permission.DecisionResult;
+import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolResult;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 16, part 4: two runtimes on one PostgreSQL database, each with its own {@code DataSource} and
+ * {@link PostgresCallStore#shared} store. An audit trigger (the test's own) records every stored version, so the
+ * tests check against what committed: a decision on B for A's request runs the call once, a deadline denies once
+ * across both, an expired lease is taken over as a crash, and no runtime publishes a version that did not commit.
+ */
+class TwoRuntimesTest {
+  private static final String DB = "toolcall_two_runtimes";
+
+  DataSource dbA;
+  DataSource dbB;
+  final List<ToolCallRuntime> open = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void database() throws SQLException {
+    DataSource admin = PgCluster.database(DB);
+    PostgresCallStore.create(admin).applySchema();
+    try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE audit (session_id text, call_id text, version integer, state text)");
+      s.execute("CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES"
+          + " (NEW.session_id, NEW.call_id, NEW.version, NEW.state); RETURN NEW; END $$");
+      s.execute("CREATE TRIGGER audit AFTER INSERT OR UPDATE OF version ON toolcall_call FOR EACH ROW"
+          + " EXECUTE FUNCTION audit()");
+    }
+    dbA = Pool.of(second(), 8);
+    dbB = Pool.of(second(), 8);
+  }
+
+  /** A data source of its own on the test database (the runtimes share no connection). */
+  static DataSource second() {
+    org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+    ds.setURL(PgCluster.url());
+    ds.setDatabaseName(DB);
+    return ds;
+  }
+
+  @AfterEach
+  void close() {
+    open.forEach(ToolCallRuntime::close);
+  }
+
+  /** Counts each runtime's runs of each call, across both runtimes. */
+  static final class Runs {
+    final Map<String, AtomicInteger> byCall = new ConcurrentHashMap<>();
+    final Map<String, Set<String>> where = new ConcurrentHashMap<>();
+
+    int of(String callId) {
+      AtomicInteger n = byCall.get(callId);
+      return n == null ? 0 : n.get();
+    }
+
+    void ran(String callId, String runtime) {
+      byCall.computeIfAbsent(callId, k -> new AtomicInteger()).incrementAndGet();
+      where.computeIfAbsent(callId, k -> ConcurrentHashMap.newKeySet()).add(runtime);
+    }
+  }
+
+  /** Every call event a runtime published, as (session/call, version, state). */
+  static final class Published implements EventListener {
+    final List<ToolCallSnapshot> seen = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onEvent(Event event) {
+      if (event instanceof ToolCallEvent e) {
+        seen.add(e.snapshot());
+      }
+    }
+  }
+
+  ToolCallRuntime runtime(String name, SharedCallStore store, Runs runs, Published published, Tool... extra) {
+    Tool shell = Tool.of(ToolDefinition.builder("shell").permissionTimeout(Duration.ofHours(1)).build(), inv -> {
+      runs.ran(inv.callId(), name);
+      return ToolResult.of("ran " + inv.arguments().raw() + " on " + name);
+    });
+    ToolCallRuntime r = ToolCallRuntime.builder().tools(shell).tools(extra).sharedStore(store).build();
+    r.events().subscribe(published);
+    open.add(r);
+    return r;
+  }
+
+  @Test
+  void aDecisionOnBForARequestOpenedOnARunsTheCallOnce() throws Exception {
+    Runs runs = new Runs();
+    Published seenA = new Published();
+    Published seenB = new Published();
+    ToolCallRuntime a = runtime("a", PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(30)), runs, seenA);
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(30)), runs, seenB);
+    Batch batch = a.schedule("s", List.of(CallRequest.of("c1", "shell", "{\"command\":\"make\"}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+
+    Optional<PermissionRequest> onB = b.permissions().request(asked.requestId());
+    assertThat(onB).as("B loads the request A opened, by its id").isPresent();
+    assertThat(onB.get().deadline()).isEqualTo(asked.deadline());
+    DecisionResult won = b.permissions().decide(asked.requestId(), Decision.approveOnce(asked));
+    assertThat(won).isInstanceOf(DecisionResult.Won.class);
+    assertThat(a.permissions().decide(asked.requestId(), Decision.approveOnce(asked)))
+        .as("A's own decision comes too late").isNotInstanceOf(DecisionResult.Won.class);
+
+    List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertThat(results.get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(runs.of("c1")).as("run exactly once, on whichever runtime claimed it").isEqualTo(1);
+    assertThat(((Outcome.Completed) results.get(0).snapshot().outcome()).content())
+        .startsWith("ran {\"command\":\"make\"} on ");
+    assertThat(a.permissions().pending()).as("A's request was resolved by B's decision").isEmpty();
+    assertCommittedOnly(seenA, seenB);
+  }
+
+  @Test
+  void aDeadlineDeniesOnceAcrossRuntimes() throws Exception {
+    Runs runs = new Runs();
+    Published seenA = new Published();
+    Published seenB = new Published();
+    Tool quick = Tool.of(ToolDefinition.builder("quick").permissionTimeout(Duration.ofMillis(1500)).build(),
+        inv -> ToolResult.of("never"));
+    ToolCallRuntime a = runtime("a", PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(30)), runs, seenA,
+        quick);
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(30)), runs, seenB,
+        quick);
+    Batch batch = a.schedule("s", List.of(CallRequest.of("q1", "quick", "{}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    assertThat(b.permissions().request(asked.requestId())).as("both runtimes hold the request and its deadline")
+        .isPresent();
+
+    List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    ToolCallSnapshot end = results.get(0).snapshot();
+    assertThat(end.state()).isEqualTo(ToolCallState.PERMISSION_DENIED);
+    assertThat(((Outcome.Denied) end.outcome()).source()).isEqualTo(DenialSource.TIMEOUT);
+    awaitEnded(b, "s", "q1");
+    assertThat(audit("q1")).as("one denial stored, whichever runtime's timer won")
+        .filteredOn(v -> v.equals("permission_denied")).hasSize(1);
+    assertCommittedOnly(seenA, seenB);
+  }
+
+  /** A RUNNING claim whose runtime stops renewing it (a crash) is taken over by the other: outcome unknown. */
+  @Test
+  void anExpiredLeaseIsTakenOverAsACrash() throws Exception {
+    Runs runs = new Runs();
+    CountDownLatch stuck = new CountDownLatch(1);
+    CountDownLatch entered = new CountDownLatch(1);
+    Map<String, AtomicBoolean> crashed = Map.of("a", new AtomicBoolean(), "b", new AtomicBoolean());
+    Published seenA = new Published();
+    Published seenB = new Published();
+    ToolCallRuntime a = runtime("a", crashable(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)),
+        crashed.get("a")), runs, seenA, hanging("a", runs, crashed.get("a"), entered, stuck, false));
+    ToolCallRuntime b = runtime("b", crashable(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)),
+        crashed.get("b")), runs, seenB, hanging("b", runs, crashed.get("b"), entered, stuck, false));
+    Batch batch = a.schedule("s", List.of(CallRequest.of("h1", "hang", "{}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    assertThat(b.permissions().decide(asked.requestId(), Decision.approveOnce(asked)))
+        .isInstanceOf(DecisionResult.Won.class);
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+    List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    ToolCallSnapshot end = results.get(0).snapshot();
+    assertThat(end.state()).isEqualTo(ToolCallState.FAILED);
+    assertThat(((Outcome.Failed) end.outcome()).kind()).isEqualTo(FailureKind.OUTCOME_UNKNOWN);
+    assertThat(end.outcome().messageForModel()).contains("may have partly run");
+    String runner = runs.where.get("h1").iterator().next();
+    ToolCallRuntime crashedOne = runner.equals("a") ? a : b;
+    int stored = version("h1");
+
+    stuck.countDown(); // the crashed runtime wakes up (a long pause): its late result changes no row
+    awaitEnded(crashedOne, "s", "h1");
+    assertThat(version("h1")).isEqualTo(stored);
+    assertThat(runs.of("h1")).as("a tool that is not idempotent is never run again").isEqualTo(1);
+    assertCommittedOnly(seenA, seenB);
+  }
+
+  /** An idempotent tool whose runtime stopped renewing its claim runs again on the other, as the next attempt. */
+  @Test
+  void anIdempotentToolWhoseLeaseExpiredRunsAgainElsewhere() throws Exception {
+    Runs runs = new Runs();
+    CountDownLatch stuck = new CountDownLatch(1);
+    CountDownLatch entered = new CountDownLatch(1);
+    Map<String, AtomicBoolean> crashed = Map.of("a", new AtomicBoolean(), "b", new AtomicBoolean());
+    Published seenA = new Published();
+    Published seenB = new Published();
+    ToolCallRuntime a = runtime("a", crashable(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)),
+        crashed.get("a")), runs, seenA, hanging("a", runs, crashed.get("a"), entered, stuck, true));
+    ToolCallRuntime b = runtime("b", crashable(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)),
+        crashed.get("b")), runs, seenB, hanging("b", runs, crashed.get("b"), entered, stuck, true));
+    Batch batch = a.schedule("s", List.of(CallRequest.of("h2", "hang", "{}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    b.permissions().decide(asked.requestId(), Decision.approveOnce(asked));
+
+    List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    ToolCallSnapshot end = results.get(0).snapshot();
+    assertThat(end.state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(end.attempt()).isEqualTo(2);
+    assertThat(runs.of("h2")).isEqualTo(2);
+    assertThat(runs.where.get("h2")).as("the second run on the other runtime").containsExactlyInAnyOrder("a", "b");
+    stuck.countDown();
+    assertCommittedOnly(seenA, seenB);
+  }
+
+  /** A tool whose first run (on either runtime) marks its runtime crashed and hangs until {@code stuck}. */
+  static Tool hanging(String name, Runs runs, AtomicBoolean crashed, CountDownLatch entered, CountDownLatch stuck,
+      boolean idempotent) {
+    AtomicBoolean first = new AtomicBoolean(true);
+    return Tool.of(ToolDefinition.builder("hang").idempotent(idempotent).permissionTimeout(Duration.ofHours(1))
+        .timeout(Duration.ofMinutes(1)).build(), inv -> {
+          runs.ran(inv.callId(), name);
+          if (entered.getCount() > 0 && first.getAndSet(false)) {
+            crashed.set(true);
+            entered.countDown();
+            stuck.await();
+          }
+          return ToolResult.of("done on " + name);
+        });
+  }
+
+  /** {@code store}, whose leases stop being renewed once {@code crashed}: a crashed or paused runtime. */
+  static SharedCallStore crashable(SharedCallStore store, AtomicBoolean crashed) {
+    return PostgresCallStoreTest.proxy(SharedCallStore.class, (p, m, args) -> {
+      if (m.getName().equals("renewLeases") && crashed.get()) {
+        return 0;
+      }
+      return PostgresCallStoreTest.invoke(store, m, args);
+    });
+  }
+
+  /** Waits (bounded) until {@code r}'s copy of the call has ended: it adopts what the other stored. */
+  static void awaitEnded(ToolCallRuntime r, String session, String callId) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (r.scheduler().call(session, callId).isPresent()) {
+      assertThat(System.nanoTime()).as("call " + callId + " never ended on this runtime").isLessThan(until);
+      Thread.sleep(10); // polling an outcome across processes; no assertion depends on the timing
+    }
+  }
+
+  /** The states of the call's stored versions, in version order, each version once (0 lost updates). */
+  List<String> audit(String callId) throws SQLException {
+    try (Connection c = second().getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT version, state FROM audit WHERE call_id = '" + callId
+             + "' ORDER BY version")) {
+      List<String> states = new java.util.ArrayList<>();
+      int expected = 0;
+      while (rs.next()) {
+        assertThat(rs.getInt(1)).as("versions of " + callId + " stored once each, none lost").isEqualTo(expected++);
+        states.add(rs.getString(2));
+      }
+      return states;
+    }
+  }
+
+  int version(String callId) throws SQLException {
+    try (Connection c = second().getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT version FROM toolcall_call WHERE call_id = '" + callId + "'")) {
+      assertThat(rs.next()).isTrue();
+      return rs.getInt(1);
+    }
+  }
+
+  /**
+   * Every version each runtime published was stored with that state (0 events for uncommitted changes), and each
+   * runtime published each version of a call at most once, in rising order.
+   */
+  void assertCommittedOnly(Published... runtimes) throws SQLException {
+    Map<String, String> committed = new HashMap<>();
+    try (Connection c = second().getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT session_id, call_id, version, state FROM audit")) {
+      while (rs.next()) {
+        String key = rs.getString(1) + "/" + rs.getString(2) + "/" + rs.getInt(3);
+        assertThat(committed.put(key, rs.getString(4))).as("stored once: " + key).isNull();
+      }
+    }
+    for (Published p : runtimes) {
+      Map<String, Integer> last = new HashMap<>();
+      Set<String> keys = new HashSet<>();
+      for (ToolCallSnapshot s : p.seen) {
+        String call = s.identity().sessionId() + "/" + s.callId();
+        String key = call + "/" + s.version();
+        assertThat(committed.get(key)).as("published " + key + " was committed in that state")
+            .isEqualTo(s.state().wireName());
+        assertThat(keys.add(key)).as("published once: " + key).isTrue();
+        Integer before = last.put(call, s.version());
+        assertThat(before == null || before < s.version()).as("versions of " + call + " rise").isTrue();
+      }
+    }
+  }
+}
