@@ -16,9 +16,11 @@ import java.util.Optional;
  *   <li>exactly one runtime runs each approved call: every runtime that holds it tries to move it to RUNNING, and the
  *       store lets one win; the others adopt that version and wait for the outcome;</li>
  *   <li>a request's deadline denies it once across all runtimes;</li>
- *   <li>a RUNNING call carries a lease ({@link #lease()}) that its runtime renews; once it expires (the runtime
- *       crashed, or paused longer than the lease), another runtime takes the call over as a restore does: an
- *       idempotent tool runs again as the next attempt, any other call ends FAILED, outcome unknown;</li>
+ *   <li>a call a runtime drives (pending, approved or running; not one waiting for a person) carries that runtime's
+ *       lease ({@link #lease()}), which it renews; once the lease expires (the runtime crashed, or paused longer than
+ *       the lease), another runtime takes the call over as a restore does: a pending call is authorized anew, an
+ *       approved one runs once, a running one runs again as the next attempt if its tool is idempotent and otherwise
+ *       ends FAILED, outcome unknown;</li>
  *   <li>each runtime learns of the others' changes through {@link #watch}, within the store's delay, and adopts
  *       them: its listeners see each state change made elsewhere once, in version order, after it committed.</li>
  * </ul>
@@ -27,10 +29,10 @@ import java.util.Optional;
  */
 public interface SharedCallStore extends CallStore {
 
-  /** The name of the runtime using this instance: its RUNNING claims carry it. Unique among the runtimes. */
+  /** The name of the runtime using this instance: the leases of the calls it drives carry it. Unique. */
   String owner();
 
-  /** How long a RUNNING claim lives without renewal; the runtime renews every third of it. */
+  /** How long a lease lives without renewal; the runtime renews every third of it. */
   Duration lease();
 
   /**
@@ -41,7 +43,7 @@ public interface SharedCallStore extends CallStore {
   Optional<RuntimeSnapshot.Call> readByRequest(String requestId);
 
   /**
-   * Renews the lease of every call this owner holds RUNNING.
+   * Renews the lease of every call this owner drives.
    *
    * @return how many calls it renewed
    * @throws RuntimeException if the store failed
@@ -49,7 +51,7 @@ public interface SharedCallStore extends CallStore {
   int renewLeases();
 
   /**
-   * The calls no runtime is looking after: RUNNING with an expired lease, and waiting for permission past their
+   * The calls no runtime is looking after: driven under an expired lease, and waiting for permission past their
    * deadline, by the store's clock. The runtime that reads one takes it over through the store, where one runtime
    * wins.
    *

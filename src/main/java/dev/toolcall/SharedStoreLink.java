@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * A runtime's link to the other runtimes of a {@link SharedCallStore}, on one daemon thread of its own
  * ({@code toolcall-shared-store}): it adopts the changes the store tells of into the calls this runtime holds, loads
  * the requests other runtimes opened when a decision for one arrives here, renews this runtime's leases, and takes
- * over the calls nobody looks after (a RUNNING claim whose lease expired, a request past its deadline).
+ * over the calls nobody looks after (a call driven under an expired lease, a request past its deadline).
  */
 final class SharedStoreLink implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedStoreLink.class);
@@ -137,7 +137,8 @@ final class SharedStoreLink implements AutoCloseable {
   private void takeOver(RuntimeSnapshot.Call c) {
     Optional<ToolCall> held = runtime.scheduler().call(c.sessionId(), c.callId());
     if (held.isEmpty()) {
-      adopt(c); // RUNNING: runs again (idempotent) or fails, outcome unknown; waiting past its deadline: denied
+      adopt(c); // as a restore: pending authorized anew, approved run once, running run again (idempotent) or
+      // failed, outcome unknown; waiting past its deadline denied once
       return;
     }
     ToolCall call = held.get();

@@ -101,10 +101,17 @@ public final class PostgresCallStore {
    * @return false when a call with that session and id is stored already (nothing changed)
    */
   public boolean insert(StoredCall call) {
+    return insert(call, null, null);
+  }
+
+  /** {@link #insert(StoredCall)} by the runtime {@code owner}, whose lease the row carries while it drives it. */
+  boolean insert(StoredCall call, String owner, Duration lease) {
     Objects.requireNonNull(call, "call");
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document)"
-            + " VALUES (?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
+        "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document, lease_owner,"
+            + " lease_until) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond')"
+            + " ON CONFLICT DO NOTHING")) {
+      boolean leased = owner != null && driven(call.state());
       ps.setQueryTimeout(timeoutSeconds);
       ps.setString(1, call.sessionId());
       ps.setString(2, call.callId());
@@ -112,6 +119,12 @@ public final class PostgresCallStore {
       ps.setString(4, call.state().wireName());
       ps.setInt(5, call.version());
       ps.setString(6, call.document());
+      ps.setString(7, leased ? owner : null);
+      if (leased) {
+        ps.setLong(8, lease.toMillis());
+      } else {
+        ps.setNull(8, java.sql.Types.BIGINT);
+      }
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new StoreException(call.where() + ": insert failed: " + e.getMessage(), e);
@@ -175,7 +188,7 @@ public final class PostgresCallStore {
           "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now(),"
               + " lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'"
               + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
-        boolean leased = owner != null && next.state() == ToolCallState.RUNNING;
+        boolean leased = owner != null && driven(next.state());
         ps.setQueryTimeout(timeoutSeconds);
         ps.setString(1, next.state().wireName());
         ps.setInt(2, next.version());
@@ -206,6 +219,14 @@ public final class PostgresCallStore {
             + " changed nothing: " + e.getMessage(), e);
       }
     }
+  }
+
+  /**
+   * Whether a runtime drives a call in {@code state} (so its row carries that runtime's lease): every state but
+   * waiting for a person (which anyone may answer, and its deadline bounds) and the ends.
+   */
+  static boolean driven(ToolCallState state) {
+    return !state.isTerminal() && state != ToolCallState.PERMISSION_PENDING;
   }
 
   /** The connection died while the write was under way: read the row again to learn whether it was applied. */
@@ -395,7 +416,9 @@ public final class PostgresCallStore {
   /**
    * This store as the {@link dev.toolcall.SharedCallStore} of one runtime among several on the same database (each
    * with its own {@code DataSource}): {@link #calls()} plus leases on RUNNING calls held by {@code owner}, the lookup of
-   * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}.
+   * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}. A row
+   * carries the lease of the runtime that last wrote it while the call is pending, approved or running (a call
+   * waiting for a person carries none: anyone may answer, and its deadline bounds it).
    *
    * @param owner the runtime's name, unique among the runtimes (a host name and process id, say)
    * @param lease how long a RUNNING claim lives unrenewed (at least one second; the runtime renews every third)
@@ -425,7 +448,7 @@ public final class PostgresCallStore {
 
     @Override
     public boolean create(dev.toolcall.ToolCallSnapshot first) {
-      return insert(stored(first));
+      return insert(stored(first), owner, lease);
     }
 
     @Override
@@ -467,7 +490,7 @@ public final class PostgresCallStore {
     public int renewLeases() {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
           "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
-              + " WHERE lease_owner = ? AND state = 'running'")) {
+              + " WHERE lease_owner = ?")) { // only rows it drives carry a lease
         ps.setQueryTimeout(timeoutSeconds);
         ps.setLong(1, lease.toMillis());
         ps.setString(2, owner);
@@ -480,7 +503,8 @@ public final class PostgresCallStore {
     @Override
     public List<dev.toolcall.RuntimeSnapshot.Call> overdue() {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
-          + " FROM toolcall_call WHERE state NOT IN " + ENDED + " AND (state = 'running' AND lease_until < now()"
+          + " FROM toolcall_call WHERE state NOT IN " + ENDED + " AND (state <> 'permission_pending'"
+          + " AND lease_until < now()"
           + " OR state = 'permission_pending' AND (document #>> '{permission,deadline}')::timestamptz < now())"
           + " ORDER BY seq")) {
         ps.setQueryTimeout(timeoutSeconds);

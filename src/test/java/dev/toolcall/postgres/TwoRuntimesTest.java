@@ -343,6 +343,84 @@ class TwoRuntimesTest {
     assertThat(completed).as("most were approved (nine in ten decisions)").isGreaterThan(calls / 2);
   }
 
+  /**
+   * A runtime crashes after a call was approved on it and before the tool started: its lease on the approved call
+   * expires, and the other runtime takes the call over and runs it, once; the crashed one (still reading the store)
+   * learns the outcome.
+   */
+  @Test
+  void anApprovedCallWhoseRuntimeCrashedRunsOnceOnTheOther() throws Exception {
+    Runs runs = new Runs();
+    AtomicBoolean crashed = new AtomicBoolean();
+    Published seenA = new Published();
+    Published seenB = new Published();
+    Tool shell = Tool.of(ToolDefinition.builder("shell").permissionTimeout(Duration.ofHours(1)).build(), inv -> {
+      runs.ran(inv.callId(), "a");
+      return ToolResult.of("ran on a");
+    });
+    ToolCallRuntime a = ToolCallRuntime.builder().tools(shell)
+        .sharedStore(crashable(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)), crashed))
+        .scheduler(sb -> sb.executor(task -> crashed.set(true))) // its tools never start: it crashed there
+        .build();
+    open.add(a);
+    a.events().subscribe(seenA);
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)), runs, seenB);
+    Batch batch = a.schedule("s", List.of(CallRequest.of("x1", "shell", "{}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    assertThat(a.permissions().decide(asked.requestId(), Decision.approveOnce(asked)))
+        .isInstanceOf(DecisionResult.Won.class);
+
+    List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertThat(results.get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(((Outcome.Completed) results.get(0).snapshot().outcome()).content()).isEqualTo("ran {} on b");
+    assertThat(runs.of("x1")).isEqualTo(1);
+    assertThat(audit("x1")).containsSubsequence("permission_approved", "running", "completed")
+        .filteredOn("running"::equals).hasSize(1);
+    assertCommittedOnly(seenA, seenB);
+  }
+
+  /**
+   * A runtime crashes while a call waits for a person: nobody holds the request when its deadline passes, and the
+   * other runtime's sweep denies it, once, saying the deadline passed while the runtime was down.
+   */
+  @Test
+  void aRequestWhoseRuntimeCrashedIsDeniedOnceAtItsDeadlineByTheOther() throws Exception {
+    Runs runs = new Runs();
+    Tool quick = Tool.of(ToolDefinition.builder("quick").permissionTimeout(Duration.ofMillis(1200)).build(),
+        inv -> ToolResult.of("never"));
+    dev.toolcall.DeadlineTimer frozen = new dev.toolcall.DeadlineTimer() { // a crashed runtime's timer never fires
+      @Override
+      public Handle schedule(Runnable task, Duration delay) {
+        return Handle.NONE;
+      }
+
+      @Override
+      public void close() {}
+    };
+    ToolCallRuntime a = ToolCallRuntime.builder().tools(quick).timer(frozen)
+        .callStore(PostgresCallStore.create(dbA).calls()).build(); // crashed: never closed, never reads the store
+    a.schedule("s", List.of(CallRequest.of("q2", "quick", "{}")));
+    a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    Published seenB = new Published();
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)), runs, seenB,
+        quick);
+
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!audit("q2").contains("permission_denied")) {
+      assertThat(System.nanoTime()).as("the overdue request was never denied").isLessThan(until);
+      Thread.sleep(20); // polling the database for the other runtime's write; nothing asserts timing
+    }
+    assertThat(audit("q2")).filteredOn("permission_denied"::equals).hasSize(1);
+    try (Connection c = second().getConnection(); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT document #>> '{outcome,reason}' FROM toolcall_call"
+             + " WHERE call_id = 'q2'")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).contains("deadline passed");
+    }
+    assertThat(runs.of("q2")).isZero();
+    assertCommittedOnly(seenB);
+  }
+
   /** A tool whose first run (on either runtime) marks its runtime crashed and hangs until {@code stuck}. */
   static Tool hanging(String name, Runs runs, AtomicBoolean crashed, CountDownLatch entered, CountDownLatch stuck,
       boolean idempotent) {
