@@ -36,6 +36,8 @@ class CallStoreTest {
     final AtomicInteger writes = new AtomicInteger();
     final AtomicBoolean failNext = new AtomicBoolean();
     final AtomicBoolean refuseNext = new AtomicBoolean();
+    /** Fails this many writes into an ended state (an outage while a tool ran). */
+    final AtomicInteger failEnds = new AtomicInteger();
 
     static String key(ToolCallSnapshot s) {
       return s.identity().sessionId() + "/" + s.callId();
@@ -49,6 +51,9 @@ class CallStoreTest {
     @Override
     public boolean compareAndSet(ToolCallSnapshot expected, ToolCallSnapshot next) {
       if (failNext.getAndSet(false)) {
+        throw new IllegalStateException("the store is down");
+      }
+      if (next.isTerminal() && failEnds.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new IllegalStateException("the store is down");
       }
       if (refuseNext.getAndSet(false)) {
@@ -69,6 +74,34 @@ class CallStoreTest {
     int version(String key) {
       return rows.get(key).version();
     }
+  }
+
+  /**
+   * The store is down when a tool finishes: the end is written again (backing off) until the store takes it, so the
+   * call ends with the tool's own result, once, and is never left RUNNING; the tool ran once.
+   */
+  @Test
+  void anOutageWhenAToolEndsDelaysTheEndAndKeepsTheResult() throws Exception {
+    MapStore store = new MapStore();
+    store.failEnds.set(3);
+    AtomicInteger runs = new AtomicInteger();
+    dev.toolcall.tool.Tool t = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("t")
+        .requiresApproval(false).build(), inv -> {
+          runs.incrementAndGet();
+          return dev.toolcall.tool.ToolResult.of("the result");
+        });
+    dev.toolcall.testing.Logs.expect(dev.toolcall.execution.ToolScheduler.class);
+    try (ToolCallRuntime r = ToolCallRuntime.builder().tools(t).callStore(store).build()) {
+      var batch = r.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1", "t", "{}")));
+      ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS)
+          .get(0).snapshot();
+      assertThat(end.outcome()).isEqualTo(new Outcome.Completed("the result"));
+      assertThat(store.rows.get("s/c1").state()).isEqualTo(ToolCallState.COMPLETED);
+      assertThat(store.failEnds).hasValue(0);
+      assertThat(runs).hasValue(1);
+    }
+    assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
+        .filteredOn(e -> e.message().contains("store failed the write")).hasSize(1);
   }
 
   @Test

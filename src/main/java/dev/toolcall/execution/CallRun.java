@@ -423,9 +423,12 @@ final class CallRun implements Runnable, Permits.Waiter {
         call.fail(bad.kind(), bad.message());
         return;
       }
-      if (!call.complete(out).won()) {
-        sched.counters.discarded.increment();
-      }
+      ToolResult done = out;
+      endDurably(() -> {
+        if (!call.complete(done).won()) {
+          sched.counters.discarded.increment();
+        }
+      }, 0);
       return;
     }
     RetryPolicy policy = a.tool.definition().retryPolicy();
@@ -495,7 +498,33 @@ final class CallRun implements Runnable, Permits.Waiter {
             call.toolName(), e);
       }
     }
-    call.fail(kind, msg);
+    String why = msg;
+    endDurably(() -> call.fail(kind, why), 0);
+  }
+
+  /**
+   * Makes the end of a call whose tool ran: with a store, a write the store fails (it is down, a commit failed) is
+   * tried again on the timer, backing off from 100 ms to 5 s, until it lands, the call ends otherwise (another runtime,
+   * a cancel), or the scheduler closes. So a store outage delays the end, keeping the tool's outcome, and never leaves
+   * the call RUNNING for good. Without a store the write cannot fail this way and runs once.
+   */
+  void endDurably(Runnable write, int failures) {
+    if (call.isTerminal()) {
+      return;
+    }
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      if (sched.store == null || sched.closed || e instanceof dev.toolcall.StaleCallException) {
+        throw e;
+      }
+      if (failures == 0) {
+        ToolScheduler.log.warn("call {} ({}) ended, but its store failed the write ({}); trying again until it"
+            + " lands", call.callId(), call.toolName(), e.toString());
+      }
+      long millis = Math.min(5_000, 100L << Math.min(failures, 6));
+      sched.timer.schedule(() -> endDurably(write, failures + 1), Duration.ofMillis(millis));
+    }
   }
 
   String messageOf(Throwable t) {
