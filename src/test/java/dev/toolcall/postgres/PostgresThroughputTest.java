@@ -104,6 +104,56 @@ class PostgresThroughputTest {
   }
 
   /**
+   * The delay across two runtimes, through the runtimes: a request A opened is decided on B (which loads the call
+   * from the store, decides through it and returns), and A's listener sees the call leave permission_pending (A
+   * adopts the version its change feed tells of). 200 calls one at a time; p50 and p99 of B's decide and of the time
+   * from its return to A's event.
+   */
+  @Test
+  void decisionOnAnotherRuntimeReachesTheAsker() throws Exception {
+    DataSource raw = PgCluster.database("toolcall_two_delay");
+    PostgresCallStore.create(raw).applySchema();
+    dev.toolcall.tool.Tool shell = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("shell")
+        .permissionTimeout(Duration.ofHours(1)).build(), inv -> dev.toolcall.tool.ToolResult.of("ok"));
+    java.util.concurrent.BlockingQueue<Long> left = new java.util.concurrent.LinkedBlockingQueue<>();
+    try (dev.toolcall.ToolCallRuntime a = dev.toolcall.ToolCallRuntime.builder().tools(shell)
+            .sharedStore(PostgresCallStore.create(Pool.of(raw, 8)).shared("a", Duration.ofSeconds(30))).build();
+         dev.toolcall.ToolCallRuntime b = dev.toolcall.ToolCallRuntime.builder().tools(shell)
+            .sharedStore(PostgresCallStore.create(Pool.of(raw, 8)).shared("b", Duration.ofSeconds(30))).build()) {
+      a.events().subscribe(new dev.toolcall.event.EventListener() {
+        @Override
+        public void onStateChanged(dev.toolcall.event.ToolCallEvent.StateChanged e) {
+          if (e.snapshot().state() == ToolCallState.PERMISSION_APPROVED) {
+            left.add(System.nanoTime());
+          }
+        }
+      });
+      int n = 200;
+      long[] decide = new long[n];
+      long[] reach = new long[n];
+      for (int i = 0; i < n; i++) {
+        dev.toolcall.execution.Batch batch = a.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c" + i,
+            "shell", "{}")));
+        dev.toolcall.permission.PermissionRequest r = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+        long t0 = System.nanoTime();
+        assertThat(b.permissions().decide(r.requestId(), dev.toolcall.permission.Decision.approveOnce(r)))
+            .isInstanceOf(dev.toolcall.permission.DecisionResult.Won.class);
+        long t1 = System.nanoTime();
+        Long at = left.poll(20, TimeUnit.SECONDS);
+        assertThat(at).as("A heard the approval").isNotNull();
+        decide[i] = t1 - t0;
+        reach[i] = Math.max(0, at - t1);
+        batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      }
+      java.util.Arrays.sort(decide);
+      java.util.Arrays.sort(reach);
+      System.out.printf("decision on B for A's request, %d calls: B's decide p50 %.2f ms, p99 %.2f ms; from its"
+          + " return to A's event p50 %.2f ms, p99 %.2f ms%n", n, decide[n / 2] / 1e6, decide[n * 99 / 100] / 1e6,
+          reach[n / 2] / 1e6, reach[n * 99 / 100] / 1e6);
+    }
+  }
+
+  /**
    * Whole calls through a runtime whose calls are stored in PostgreSQL (a tool that needs no approval and prints
    * nothing, the scheduler on the caller's thread: three writes per call, the insert of the created call and the
    * updates to running and to completed), against the same runtime without a store, one thread then four, five
