@@ -51,6 +51,15 @@ public interface SharedCallStore extends CallStore {
   int renewLeases();
 
   /**
+   * Lets go of every lease this owner holds, as of now (its runtime is closing): the other runtimes take those calls
+   * over at their next sweep.
+   *
+   * @return how many leases it let go
+   * @throws RuntimeException if the store failed
+   */
+  int releaseLeases();
+
+  /**
    * The calls no runtime is looking after: driven under an expired lease, and waiting for permission past their
    * deadline, by the store's clock. The runtime that reads one takes it over through the store, where one runtime
    * wins.

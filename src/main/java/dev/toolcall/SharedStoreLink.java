@@ -149,6 +149,19 @@ final class SharedStoreLink implements AutoCloseable {
     // waiting here past its deadline: this runtime's own timer denies it
   }
 
+  /**
+   * After the runtime handed its calls over: lets go of its leases, so the other runtimes take those calls over at
+   * their next sweep rather than when the leases would have lapsed.
+   */
+  void releaseLeases() {
+    try {
+      store.releaseLeases();
+    } catch (RuntimeException e) {
+      log.warn("closing: could not let go of the leases in the shared store ({}); the other runtimes take the calls"
+          + " over when they lapse", e.toString());
+    }
+  }
+
   /** Stops watching and sweeping; the calls stay in the store as they are. */
   @Override
   public void close() {

@@ -212,14 +212,23 @@ public final class ToolCallRuntime implements AutoCloseable {
    * tools, and stops the library's threads: the timer last, so tool timeouts still fire during the grace. No tool
    * starts once close has begun (the scheduler closes first, so a call a cancelled request would let go is cancelled
    * too). A timer given to {@link Builder#timer} is not closed. Idempotent.
+   *
+   * <p>With a {@link Builder#sharedStore} it hands the calls over instead of ending them: nothing is cancelled in the
+   * store, open requests stay open there for the other runtimes to answer (or deny at their deadlines), running tools
+   * get the grace to finish and store their ends, and this runtime's leases are let go, so the others take over at
+   * once the calls it drove. UIs awaiting requests here are released.
    */
   @Override
   public void close() {
-    if (link != null) {
+    if (link != null) { // hand the calls over to the other runtimes: nothing is cancelled in the store
       link.close(); // first: nothing more is adopted, loaded or taken over from the store
+      scheduler.handOff(closeGrace);
+      permissions.handOff();
+      link.releaseLeases();
+    } else {
+      scheduler.close(closeGrace); // first: once it is closing no tool starts, even one a cancelled request lets go
+      permissions.close();
     }
-    scheduler.close(closeGrace); // first: once it is closing no tool starts, even one a cancelled request lets go
-    permissions.close();
     if (ownsTimer) {
       timer.close();
     }

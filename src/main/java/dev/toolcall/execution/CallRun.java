@@ -228,6 +228,9 @@ final class CallRun implements Runnable, Permits.Waiter {
 
   /** A step failed with {@code t}: a rejected start fails the call; anything else is an internal error. */
   void failed(Throwable t) {
+    if (sched.handedOff) {
+      return; // closed, handing the calls over: the call stays as stored, for another runtime
+    }
     Throwable cause = ToolScheduler.unwrap(t);
     if (cause instanceof RejectedExecutionException) {
       sched.counters.rejections.increment();
@@ -354,7 +357,9 @@ final class CallRun implements Runnable, Permits.Waiter {
       return;
     }
     if (sched.closed) {
-      call.cancel("the runtime was closed");
+      if (!sched.handedOff) {
+        call.cancel("the runtime was closed");
+      }
       return;
     }
     Attempt a = new Attempt(this, tool, args, n);
@@ -438,7 +443,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       Duration delay = policy.delay(next, sched.random.getAsDouble());
       if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
         sched.timer.schedule(() -> attempt(a.tool, a.args, next, false), delay);
-        if (sched.closed) {
+        if (sched.closed && !sched.handedOff) {
           call.cancel("the runtime was closed");
         }
       }

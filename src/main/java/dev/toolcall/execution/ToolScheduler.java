@@ -115,6 +115,8 @@ public final class ToolScheduler implements AutoCloseable {
   /** Where each change of the calls scheduled here is written first; null: memory only. */
   final dev.toolcall.CallStore store;
   volatile boolean closed;
+  /** Set before {@link #closed} by {@link #handOff}: the calls are left as they are for other runtimes. */
+  volatile boolean handedOff;
   private long toolSetVersion; // guarded by the registry validator
 
   private ToolScheduler(Builder b) {
@@ -508,9 +510,28 @@ public final class ToolScheduler implements AutoCloseable {
    * {@code grace} even when a tool ignores interrupts. Idempotent.
    */
   public void close(Duration grace) {
+    close(grace, false);
+  }
+
+  /**
+   * Closes the scheduler handing its calls over to the other runtimes of a shared store instead of ending them (what
+   * {@code ToolCallRuntime.close()} does with a {@code sharedStore}): no tool starts once it has begun, and no call is
+   * cancelled; tools already running get {@code grace} to finish (their ends are stored as usual), then are
+   * interrupted. The calls stay in the store as they are, and the other runtimes take over those this runtime drove
+   * once its leases lapse. Idempotent with {@link #close}: whichever comes first decides.
+   */
+  public void handOff(Duration grace) {
+    close(grace, true);
+  }
+
+  private void close(Duration grace, boolean handOff) {
     Objects.requireNonNull(grace, "grace");
+    if (closed) {
+      return;
+    }
+    handedOff = handOff;
     closed = true;
-    for (ToolCall c : known.calls()) {
+    for (ToolCall c : handOff ? List.<ToolCall>of() : known.calls()) {
       try {
         c.cancel("the runtime was closed");
       } catch (RuntimeException e) { // a call store that failed or refused: close goes on; the store keeps the call

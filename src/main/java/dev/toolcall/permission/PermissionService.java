@@ -722,6 +722,25 @@ public final class PermissionService implements AutoCloseable {
    * {@link #authorize} calls cancel their call at once. Idempotent.
    */
   @Override
+  /**
+   * Closes the service handing its open requests over to the other runtimes of a shared store instead of cancelling
+   * them (what {@code ToolCallRuntime.close()} does with a {@code sharedStore}): each is let go here (out of the
+   * queue, its deadline disarmed, awaiting UIs released) and stays open in the store, where another runtime answers
+   * it, or denies it at its deadline. Idempotent with {@link #close}: whichever comes first decides.
+   */
+  public void handOff() {
+    if (!queue.close()) {
+      return;
+    }
+    requestListeners.closeAll();
+    for (Pending p : byId.values()) {
+      abandon(p);
+    }
+    if (ownsTimer) {
+      deadlines.close();
+    }
+  }
+
   public void close() {
     if (!queue.close()) {
       return;

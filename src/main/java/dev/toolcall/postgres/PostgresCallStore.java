@@ -501,10 +501,22 @@ public final class PostgresCallStore {
     }
 
     @Override
+    public int releaseLeases() {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+          "UPDATE toolcall_call SET lease_until = now() WHERE lease_owner = ?")) {
+        ps.setQueryTimeout(timeoutSeconds);
+        ps.setString(1, owner);
+        return ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
     public List<dev.toolcall.RuntimeSnapshot.Call> overdue() {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
           + " FROM toolcall_call WHERE state NOT IN " + ENDED + " AND (state <> 'permission_pending'"
-          + " AND lease_until < now()"
+          + " AND lease_until <= now()"
           + " OR state = 'permission_pending' AND (document #>> '{permission,deadline}')::timestamptz < now())"
           + " ORDER BY seq")) {
         ps.setQueryTimeout(timeoutSeconds);

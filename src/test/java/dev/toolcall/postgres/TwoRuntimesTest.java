@@ -421,6 +421,51 @@ class TwoRuntimesTest {
     assertCommittedOnly(seenB);
   }
 
+  /**
+   * A runtime closing on a shared store hands its calls over instead of cancelling them: its open request stays open
+   * in the store and is answered on the other runtime, and the approved call it had not started yet is taken over at
+   * once (its lease let go) and run once by the other.
+   */
+  @Test
+  void aClosingRuntimeHandsItsCallsToTheOther() throws Exception {
+    Runs runs = new Runs();
+    Published seenB = new Published();
+    Tool shell = Tool.of(ToolDefinition.builder("shell").permissionTimeout(Duration.ofHours(1)).build(), inv -> {
+      runs.ran(inv.callId(), "a");
+      return ToolResult.of("ran on a");
+    });
+    AtomicInteger dropped = new AtomicInteger();
+    ToolCallRuntime a = ToolCallRuntime.builder().tools(shell)
+        .sharedStore(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(30)))
+        .scheduler(sb -> sb.executor(task -> dropped.incrementAndGet())) // A starts no tool before it closes
+        .build();
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(30)), runs, seenB);
+    a.schedule("s", List.of(CallRequest.of("w1", "shell", "{}"), CallRequest.of("w2", "shell", "{}")));
+    PermissionRequest first = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    PermissionRequest approved = a.permissions().pending().stream().filter(r -> r.callId().equals("w2"))
+        .findFirst().orElseThrow();
+    PermissionRequest waiting = first.callId().equals("w1") ? first : a.permissions().pending().stream()
+        .filter(r -> r.callId().equals("w1")).findFirst().orElseThrow();
+    assertThat(a.permissions().decide(approved.requestId(), Decision.approveOnce(approved)))
+        .isInstanceOf(DecisionResult.Won.class);
+    assertThat(audit("w2")).contains("permission_approved");
+
+    a.close();
+    assertThat(audit("w1")).as("closing cancelled nothing").doesNotContain("cancelled");
+    assertThat(audit("w2")).doesNotContain("cancelled");
+    assertThat(b.permissions().decide(waiting.requestId(), Decision.approveOnce(waiting)))
+        .as("A's open request is answered on B").isInstanceOf(DecisionResult.Won.class);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!audit("w1").contains("completed") || !audit("w2").contains("completed")) {
+      assertThat(System.nanoTime()).as("B never ran both calls").isLessThan(until);
+      Thread.sleep(20); // polling the database for B's writes; nothing asserts timing
+    }
+    assertThat(runs.of("w1")).isEqualTo(1);
+    assertThat(runs.of("w2")).as("the approved call A had not started runs once, on B").isEqualTo(1);
+    assertCommittedOnly(seenB);
+  }
+
   /** A tool whose first run (on either runtime) marks its runtime crashed and hangs until {@code stuck}. */
   static Tool hanging(String name, Runs runs, AtomicBoolean crashed, CountDownLatch entered, CountDownLatch stuck,
       boolean idempotent) {
