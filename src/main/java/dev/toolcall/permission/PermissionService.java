@@ -718,11 +718,6 @@ public final class PermissionService implements AutoCloseable {
   }
 
   /**
-   * Cancels the call of every waiting request, releases every waiter, closes its own timer. Later
-   * {@link #authorize} calls cancel their call at once. Idempotent.
-   */
-  @Override
-  /**
    * Closes the service handing its open requests over to the other runtimes of a shared store instead of cancelling
    * them (what {@code ToolCallRuntime.close()} does with a {@code sharedStore}): each is let go here (out of the
    * queue, its deadline disarmed, awaiting UIs released) and stays open in the store, where another runtime answers
@@ -741,6 +736,11 @@ public final class PermissionService implements AutoCloseable {
     }
   }
 
+  /**
+   * Cancels the call of every waiting request, releases every waiter, closes its own timer. Later
+   * {@link #authorize} calls cancel their call at once. Idempotent.
+   */
+  @Override
   public void close() {
     if (!queue.close()) {
       return;

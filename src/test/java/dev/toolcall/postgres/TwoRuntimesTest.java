@@ -439,7 +439,7 @@ class TwoRuntimesTest {
         .sharedStore(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(30)))
         .scheduler(sb -> sb.executor(task -> dropped.incrementAndGet())) // A starts no tool before it closes
         .build();
-    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(30)), runs, seenB);
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(3)), runs, seenB);
     a.schedule("s", List.of(CallRequest.of("w1", "shell", "{}"), CallRequest.of("w2", "shell", "{}")));
     PermissionRequest first = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
     a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
