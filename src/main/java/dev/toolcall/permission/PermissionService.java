@@ -129,7 +129,7 @@ public final class PermissionService implements AutoCloseable {
    */
   private final Cache<String, DecisionResult.Lost> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
   /** Session id -> its grants (immutable lists, replaced atomically). */
-  private final SessionGrants sessionGrants = new SessionGrants();
+  private final SessionGrantStore sessionGrants;
   /** Loads a request opened by another runtime sharing the store; null without one. */
   private final java.util.function.Predicate<String> requestLoader;
 
@@ -143,6 +143,7 @@ public final class PermissionService implements AutoCloseable {
     this.ticker = b.ticker;
     this.hooks = List.copyOf(b.hooks);
     this.requestLoader = b.requestLoader;
+    this.sessionGrants = b.sessionGrants;
     this.ownsTimer = b.timer == null;
     this.deadlines = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
     this.idPrefix = "perm-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
@@ -241,7 +242,14 @@ public final class PermissionService implements AutoCloseable {
       return done(s);
     }
     Instant now = clock.instant();
-    for (Grant g : sessionGrants.of(call.sessionId())) {
+    List<Grant> session;
+    try {
+      session = sessionGrants.of(call.sessionId());
+    } catch (RuntimeException | Error e) { // a session grant store is user code (or a database)
+      log.warn("session grant store {} failed to look up {}; asking instead", sessionGrants, tool, e);
+      session = List.of();
+    }
+    for (Grant g : session) {
       if (g.covers(tool, args, now)) {
         return approve(call, "session grant " + g.form());
       }
@@ -544,8 +552,13 @@ public final class PermissionService implements AutoCloseable {
       r = call.transition(pp, v, approved, Reason.APPROVED_FOR_SESSION);
       if (r.won()) {
         Grant g = new Grant("session-" + requestId, call.toolName(), d.arguments(), clock.instant(), null);
-        sessionGrants.add(call.sessionId(), g);
-        grant = Optional.of(g);
+        try {
+          sessionGrants.add(call.sessionId(), g);
+          grant = Optional.of(g);
+        } catch (RuntimeException | Error e) { // user code (or a database): the approval stands
+          log.warn("call {} is approved but session grant store {} failed to keep grant {}", call.callId(),
+              sessionGrants, g.form(), e);
+        }
       }
     } else if (decision instanceof Decision.ApproveAlways d) {
       r = call.transition(pp, v, approved, Reason.APPROVED_ALWAYS);
@@ -785,6 +798,7 @@ public final class PermissionService implements AutoCloseable {
     private final java.util.ArrayList<PermissionHook> hooks = new java.util.ArrayList<>();
 
     private java.util.function.Predicate<String> requestLoader;
+    private SessionGrantStore sessionGrants;
     private Builder() {}
 
     /** Adds a check that runs before the policy (see {@link PermissionHook}); hooks run in the order added. */
@@ -861,8 +875,20 @@ public final class PermissionService implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where "approve for session" grants are kept (default: {@link SessionGrantStore#inMemory()}, one per service);
+     * a shared one, such as {@code PostgresCallStore.sessionGrants()}, makes them hold on every runtime.
+     */
+    public Builder sessionGrantStore(SessionGrantStore store) {
+      this.sessionGrants = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
     /** The service. */
     public PermissionService build() {
+      if (sessionGrants == null) {
+        sessionGrants = SessionGrantStore.inMemory();
+      }
       if (grantStore == null) {
         grantStore = GrantStore.inMemory();
       }

@@ -10,26 +10,30 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The grants made by "approve for session", per session id: immutable lists replaced atomically, so a reader never
  * sees a list being changed. Thread-safe.
  */
-final class SessionGrants {
+final class SessionGrants implements SessionGrantStore {
   private final ConcurrentHashMap<String, List<Grant>> bySession = new ConcurrentHashMap<>();
 
   /** The grants of {@code sessionId}, oldest first. */
-  List<Grant> of(String sessionId) {
+  @Override
+  public List<Grant> of(String sessionId) {
     return bySession.getOrDefault(sessionId, List.of());
   }
 
   /** Adds {@code grant} to its session's list. */
-  void add(String sessionId, Grant grant) {
+  @Override
+  public void add(String sessionId, Grant grant) {
     bySession.merge(sessionId, List.of(grant), SessionGrants::concat);
   }
 
   /** Every session's grants, sessions in no particular order, each list oldest first. */
-  Map<String, List<Grant>> all() {
+  @Override
+  public Map<String, List<Grant>> all() {
     return Map.copyOf(bySession);
   }
 
   /** Removes the grant {@code grantId} of {@code sessionId}; whether there was one. */
-  boolean revoke(String sessionId, String grantId) {
+  @Override
+  public boolean revoke(String sessionId, String grantId) {
     AtomicBoolean removed = new AtomicBoolean();
     bySession.computeIfPresent(sessionId, (k, list) -> {
       List<Grant> next = new ArrayList<>(list);
@@ -40,7 +44,8 @@ final class SessionGrants {
   }
 
   /** Forgets every grant of {@code sessionId}. */
-  void forget(String sessionId) {
+  @Override
+  public void forget(String sessionId) {
     bySession.remove(sessionId);
   }
 

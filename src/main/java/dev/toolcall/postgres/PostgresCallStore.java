@@ -381,7 +381,8 @@ public final class PostgresCallStore {
   /**
    * The calls that have not ended, as a runtime snapshot a restarting runtime restores
    * ({@code runtime.restore(store.snapshot(clock))}): each row's entry, the waiting calls' requests in the order they
-   * were asked. Session grants are not kept in this store. A row this version cannot read is left out and logged.
+   * were asked, and the session grants of {@link #sessionGrants()}. A row this version cannot read is left out and
+   * logged.
    *
    * @throws dev.toolcall.CorruptSnapshotException if a row's document is not a call's entry (naming the row)
    */
@@ -395,7 +396,13 @@ public final class PostgresCallStore {
         throw new dev.toolcall.CorruptSnapshotException(row.where(), e.why(), e);
       }
     }
-    return dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
+    dev.toolcall.RuntimeSnapshot bare = dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
+    List<dev.toolcall.RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
+    sessionGrants().all().forEach((session, list) -> list.forEach(g -> grants.add(
+        new dev.toolcall.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments().form(),
+            g.createdAt(), g.expiresAt()))));
+    return new dev.toolcall.RuntimeSnapshot(bare.schemaVersion(), bare.takenAt(), bare.calls(), bare.requestOrder(),
+        grants);
   }
 
   /** The row of a call's version: its document as {@link #calls()} describes. */
@@ -410,6 +417,102 @@ public final class PostgresCallStore {
       return dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
     } catch (dev.toolcall.CorruptSnapshotException e) {
       throw new StoreException(row.where() + ": its document is not a call's entry: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The grants made by "approve for session", in the table {@code toolcall_session_grant}, for
+   * {@code PermissionService.Builder.sessionGrantStore}: a grant made on one runtime approves the calls of its session
+   * on every runtime on this database, and survives restarts. Each read is one query (a runtime reads once per call it
+   * authorizes that no rule decided); a failed one is a {@link StoreException}, which the service logs before asking
+   * the person instead.
+   */
+  public dev.toolcall.permission.SessionGrantStore sessionGrants() {
+    return new PostgresSessionGrants();
+  }
+
+  private final class PostgresSessionGrants implements dev.toolcall.permission.SessionGrantStore {
+    private static final String GRANT_COLUMNS = "session_id, grant_id, tool_name, arguments, created_at, expires_at";
+
+    @Override
+    public List<dev.toolcall.permission.Grant> of(String sessionId) {
+      Objects.requireNonNull(sessionId, "sessionId");
+      return query("SELECT " + GRANT_COLUMNS + " FROM toolcall_session_grant WHERE session_id = ? ORDER BY seq",
+          sessionId).getOrDefault(sessionId, List.of());
+    }
+
+    @Override
+    public java.util.Map<String, List<dev.toolcall.permission.Grant>> all() {
+      return query("SELECT " + GRANT_COLUMNS + " FROM toolcall_session_grant ORDER BY seq", null);
+    }
+
+    private java.util.Map<String, List<dev.toolcall.permission.Grant>> query(String sql, String sessionId) {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setQueryTimeout(timeoutSeconds);
+        if (sessionId != null) {
+          ps.setString(1, sessionId);
+        }
+        java.util.Map<String, List<dev.toolcall.permission.Grant>> out = new java.util.LinkedHashMap<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            String where = "session grant " + rs.getString(1) + "/" + rs.getString(2);
+            dev.toolcall.permission.Grant g;
+            try {
+              Timestamp expires = rs.getTimestamp(6);
+              g = new dev.toolcall.permission.Grant(rs.getString(2), rs.getString(3),
+                  dev.toolcall.permission.ArgumentPattern.parse(rs.getString(4)), rs.getTimestamp(5).toInstant(),
+                  expires == null ? null : expires.toInstant());
+            } catch (IllegalArgumentException e) {
+              throw new StoreException(where + ": cannot be read: " + e.getMessage(), e);
+            }
+            out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(g);
+          }
+        }
+        out.replaceAll((k, v) -> List.copyOf(v));
+        return out;
+      } catch (SQLException e) {
+        throw new StoreException("reading session grants failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public void add(String sessionId, dev.toolcall.permission.Grant grant) {
+      Objects.requireNonNull(sessionId, "sessionId");
+      Objects.requireNonNull(grant, "grant");
+      update("INSERT INTO toolcall_session_grant (" + GRANT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
+          + " ON CONFLICT (session_id, grant_id) DO UPDATE SET tool_name = EXCLUDED.tool_name,"
+          + " arguments = EXCLUDED.arguments, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at",
+          sessionId, grant.id(), grant.toolName(), grant.arguments().form(), Timestamp.from(grant.createdAt()),
+          grant.expiresAt() == null ? null : Timestamp.from(grant.expiresAt()));
+    }
+
+    @Override
+    public boolean revoke(String sessionId, String grantId) {
+      return update("DELETE FROM toolcall_session_grant WHERE session_id = ? AND grant_id = ?",
+          Objects.requireNonNull(sessionId, "sessionId"), Objects.requireNonNull(grantId, "grantId")) > 0;
+    }
+
+    @Override
+    public void forget(String sessionId) {
+      update("DELETE FROM toolcall_session_grant WHERE session_id = ?", Objects.requireNonNull(sessionId,
+          "sessionId"));
+    }
+
+    private int update(String sql, Object... args) {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setQueryTimeout(timeoutSeconds);
+        for (int i = 0; i < args.length; i++) {
+          ps.setObject(i + 1, args[i]);
+        }
+        return ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new StoreException("writing session grants failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "PostgresCallStore.sessionGrants()";
     }
   }
 

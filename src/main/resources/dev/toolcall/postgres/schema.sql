@@ -28,6 +28,17 @@ ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS lease_until timestamptz;
 CREATE INDEX IF NOT EXISTS toolcall_call_request
   ON toolcall_call ((document #>> '{permission,requestId}'))
   WHERE state = 'permission_pending';
+-- Grants made by "approve for session" (PostgresCallStore.sessionGrants()), shared by the runtimes, oldest first.
+CREATE TABLE IF NOT EXISTS toolcall_session_grant (
+  session_id  text        NOT NULL,
+  grant_id    text        NOT NULL,
+  tool_name   text        NOT NULL,
+  arguments   text        NOT NULL,
+  created_at  timestamptz NOT NULL,
+  expires_at  timestamptz,
+  seq         bigserial   NOT NULL,
+  PRIMARY KEY (session_id, grant_id)
+);
 CREATE TABLE IF NOT EXISTS toolcall_schema (
   version integer NOT NULL PRIMARY KEY
 );

@@ -248,6 +248,49 @@ class PermissionServiceTest {
     }
   }
 
+  /**
+   * A session grant store that fails (a database down) loses nothing: the approval for the session stands, and a
+   * later call whose grant cannot be read is asked about rather than run or failed; both failures are logged.
+   */
+  @Test
+  void aFailingSessionGrantStoreAsksInsteadAndKeepsTheApproval() {
+    SessionGrantStore down = new SessionGrantStore() {
+      @Override
+      public List<Grant> of(String sessionId) {
+        throw new IllegalStateException("the database is down");
+      }
+
+      @Override
+      public void add(String sessionId, Grant grant) {
+        throw new IllegalStateException("the database is down");
+      }
+
+      @Override
+      public boolean revoke(String sessionId, String grantId) {
+        return false;
+      }
+
+      @Override
+      public void forget(String sessionId) {}
+
+      @Override
+      public java.util.Map<String, List<Grant>> all() {
+        return java.util.Map.of();
+      }
+    };
+    try (PermissionService svc = t.service().sessionGrantStore(down).build()) {
+      svc.authorize(t.call("shell", "ls"), SHELL);
+      PermissionRequest r = svc.pending().get(0);
+      DecisionResult d = svc.decide(r.requestId(), Decision.approveForSession(r));
+      assertThat(d.won()).as("the approval stands").isTrue();
+      assertThat(((DecisionResult.Won) d).grant()).as("no grant was kept").isEmpty();
+      svc.authorize(t.call("shell", "ls"), SHELL);
+      assertThat(svc.pending()).as("asked, since the grants could not be read").hasSize(1);
+    }
+    assertThat(dev.toolcall.testing.Logs.of(PermissionService.class)).extracting(e -> e.message())
+        .anyMatch(m -> m.contains("failed to keep grant")).anyMatch(m -> m.contains("failed to look up"));
+  }
+
   @Test
   void aGrantIsWrittenOnlyIfApproveAlwaysWon() {
     GrantStore store = GrantStore.inMemory();

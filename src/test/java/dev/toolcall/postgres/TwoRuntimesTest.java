@@ -79,6 +79,38 @@ class TwoRuntimesTest {
     return ds;
   }
 
+  DataSource dbFor(String runtime) {
+    return runtime.equals("a") ? dbA : dbB;
+  }
+
+  /** "Approve for the session" on B holds on A too: A's next such call in the session runs without asking. */
+  @Test
+  void anApprovalForTheSessionOnBHoldsOnA() throws Exception {
+    Runs runs = new Runs();
+    Published seenA = new Published();
+    Published seenB = new Published();
+    PostgresCallStore storeA = PostgresCallStore.create(dbA);
+    ToolCallRuntime a = runtime("a", storeA.shared("a", Duration.ofSeconds(30)), runs, seenA);
+    ToolCallRuntime b = runtime("b", PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(30)), runs, seenB);
+    Batch first = a.schedule("s", List.of(CallRequest.of("g1", "shell", "{\"command\":\"ls\"}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    assertThat(b.permissions().decide(asked.requestId(), Decision.approveForSession(asked)))
+        .isInstanceOf(DecisionResult.Won.class);
+    first.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertThat(a.permissions().sessionGrants("s")).as("A reads the grant B made").hasSize(1);
+
+    List<CallResult> second = a.schedule("s", List.of(CallRequest.of("g2", "shell", "{\"command\":\"ls\"}")))
+        .whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertThat(second.get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(audit("g2")).as("approved by the grant, never asked").doesNotContain("permission_pending");
+    assertThat(a.schedule("other", List.of(CallRequest.of("g3", "shell", "{\"command\":\"ls\"}"))).calls().get(0)
+        .snapshot().state()).isNotEqualTo(ToolCallState.COMPLETED);
+    assertThat(a.permissions().awaitNext(Duration.ofSeconds(10))).as("another session is asked").isPresent();
+    assertThat(storeA.snapshot(java.time.Clock.systemUTC()).sessionGrants()).as("a restore from the store brings it"
+        + " back").singleElement().satisfies(g -> assertThat(g.sessionId()).isEqualTo("s"));
+    assertCommittedOnly(seenA, seenB);
+  }
+
   @AfterEach
   void close() {
     open.forEach(ToolCallRuntime::close);
@@ -117,7 +149,8 @@ class TwoRuntimesTest {
       runs.ran(inv.callId(), name);
       return ToolResult.of("ran " + inv.arguments().raw() + " on " + name);
     });
-    ToolCallRuntime r = ToolCallRuntime.builder().tools(shell).tools(extra).sharedStore(store).build();
+    ToolCallRuntime r = ToolCallRuntime.builder().tools(shell).tools(extra).sharedStore(store)
+        .permissions(p -> p.sessionGrantStore(PostgresCallStore.create(dbFor(name)).sessionGrants())).build();
     r.events().subscribe(published);
     open.add(r);
     return r;
