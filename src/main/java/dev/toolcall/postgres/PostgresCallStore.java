@@ -421,6 +421,73 @@ public final class PostgresCallStore {
   }
 
   /**
+   * Keeps an agent's state ({@code agent.snapshot()}: the conversation's state, its messages and the results of its
+   * turn's open calls) under its conversation id, in the table {@code toolcall_conversation}, unless a later version of
+   * that conversation is stored already (so a slow writer never puts an older state back). Save it whenever the turn
+   * reaches a state worth keeping (waiting for approvals, say), before anything of the runtime is read; a restarting
+   * process gives {@link #loadConversation} to {@code Agent.Builder.resume} and the runtime's
+   * {@code restore(store.snapshot(clock))} to {@code agent.resume}.
+   *
+   * @return whether it was stored (false: the stored one is as new or newer)
+   */
+  public boolean saveConversation(dev.toolcall.conversation.AgentSnapshot snapshot) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    String id = snapshot.conversation().conversationId();
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO toolcall_conversation (conversation_id, version, document) VALUES (?, ?, ?::jsonb)"
+            + " ON CONFLICT (conversation_id) DO UPDATE SET version = EXCLUDED.version, document = EXCLUDED.document,"
+            + " updated_at = now() WHERE toolcall_conversation.version < EXCLUDED.version")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, id);
+      ps.setInt(2, snapshot.conversation().version());
+      ps.setString(3, snapshot.toJson());
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new StoreException("conversation " + id + ": save failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The agent state last saved for {@code conversationId}, if any.
+   *
+   * @throws StoreException if it cannot be read, or its document is not an agent snapshot this version reads
+   */
+  public Optional<dev.toolcall.conversation.AgentSnapshot> loadConversation(String conversationId) {
+    Objects.requireNonNull(conversationId, "conversationId");
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT document::text FROM toolcall_conversation WHERE conversation_id = ?")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, conversationId);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        try {
+          return Optional.of(dev.toolcall.conversation.AgentSnapshot.fromJson(rs.getString(1)));
+        } catch (IllegalArgumentException e) {
+          throw new StoreException("conversation " + conversationId + ": its document cannot be read: "
+              + e.getMessage(), e);
+        }
+      }
+    } catch (SQLException e) {
+      throw new StoreException("conversation " + conversationId + ": read failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Deletes the saved state of {@code conversationId} (its conversation is over); whether there was one. */
+  public boolean deleteConversation(String conversationId) {
+    Objects.requireNonNull(conversationId, "conversationId");
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "DELETE FROM toolcall_conversation WHERE conversation_id = ?")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, conversationId);
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new StoreException("conversation " + conversationId + ": delete failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
    * The grants made by "approve for session", in the table {@code toolcall_session_grant}, for
    * {@code PermissionService.Builder.sessionGrantStore}: a grant made on one runtime approves the calls of its session
    * on every runtime on this database, and survives restarts. Each read is one query (a runtime reads once per call it

@@ -39,6 +39,13 @@ CREATE TABLE IF NOT EXISTS toolcall_session_grant (
   seq         bigserial   NOT NULL,
   PRIMARY KEY (session_id, grant_id)
 );
+-- Agents' conversations (PostgresCallStore.saveConversation): the latest AgentSnapshot of each, by conversation version.
+CREATE TABLE IF NOT EXISTS toolcall_conversation (
+  conversation_id text        NOT NULL PRIMARY KEY,
+  version         integer     NOT NULL,
+  document        jsonb       NOT NULL,
+  updated_at      timestamptz NOT NULL DEFAULT now()
+);
 CREATE TABLE IF NOT EXISTS toolcall_schema (
   version integer NOT NULL PRIMARY KEY
 );

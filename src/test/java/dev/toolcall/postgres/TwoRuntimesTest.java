@@ -73,9 +73,14 @@ class TwoRuntimesTest {
 
   /** A data source of its own on the test database (the runtimes share no connection). */
   static DataSource second() {
+    return second(DB);
+  }
+
+  /** A data source of its own on the test database {@code name}. */
+  static DataSource second(String name) {
     org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
     ds.setURL(PgCluster.url());
-    ds.setDatabaseName(DB);
+    ds.setDatabaseName(name);
     return ds;
   }
 
