@@ -24,6 +24,9 @@ CREATE INDEX IF NOT EXISTS toolcall_call_ended
 -- renews the lease, and once it has expired another runtime takes the call over.
 ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS lease_owner text;
 ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS lease_until timestamptz;
+CREATE INDEX IF NOT EXISTS toolcall_call_lease
+  ON toolcall_call (lease_owner)
+  WHERE lease_owner IS NOT NULL;
 -- A decision taken on any runtime finds the waiting call by its request id.
 CREATE INDEX IF NOT EXISTS toolcall_call_request
   ON toolcall_call ((document #>> '{permission,requestId}'))

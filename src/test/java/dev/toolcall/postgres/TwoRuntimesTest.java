@@ -218,20 +218,13 @@ class TwoRuntimesTest {
   @Test
   void anExpiredLeaseIsTakenOverAsACrash() throws Exception {
     Runs runs = new Runs();
-    CountDownLatch stuck = new CountDownLatch(1);
-    CountDownLatch entered = new CountDownLatch(1);
-    Map<String, AtomicBoolean> crashed = Map.of("a", new AtomicBoolean(), "b", new AtomicBoolean());
     Published seenA = new Published();
     Published seenB = new Published();
-    ToolCallRuntime a = runtime("a", crashable(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)),
-        crashed.get("a")), runs, seenA, hanging("a", runs, crashed.get("a"), entered, stuck, false));
-    ToolCallRuntime b = runtime("b", crashable(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)),
-        crashed.get("b")), runs, seenB, hanging("b", runs, crashed.get("b"), entered, stuck, false));
-    Batch batch = a.schedule("s", List.of(CallRequest.of("h1", "hang", "{}")));
-    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
-    assertThat(b.permissions().decide(asked.requestId(), Decision.approveOnce(asked)))
-        .isInstanceOf(DecisionResult.Won.class);
-    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    Hung h = hung("h1", false, runs, seenA, seenB);
+    ToolCallRuntime a = h.a();
+    ToolCallRuntime b = h.b();
+    Batch batch = h.batch();
+    CountDownLatch stuck = h.stuck();
 
     List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
     ToolCallSnapshot end = results.get(0).snapshot();
@@ -253,18 +246,11 @@ class TwoRuntimesTest {
   @Test
   void anIdempotentToolWhoseLeaseExpiredRunsAgainElsewhere() throws Exception {
     Runs runs = new Runs();
-    CountDownLatch stuck = new CountDownLatch(1);
-    CountDownLatch entered = new CountDownLatch(1);
-    Map<String, AtomicBoolean> crashed = Map.of("a", new AtomicBoolean(), "b", new AtomicBoolean());
     Published seenA = new Published();
     Published seenB = new Published();
-    ToolCallRuntime a = runtime("a", crashable(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)),
-        crashed.get("a")), runs, seenA, hanging("a", runs, crashed.get("a"), entered, stuck, true));
-    ToolCallRuntime b = runtime("b", crashable(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)),
-        crashed.get("b")), runs, seenB, hanging("b", runs, crashed.get("b"), entered, stuck, true));
-    Batch batch = a.schedule("s", List.of(CallRequest.of("h2", "hang", "{}")));
-    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
-    b.permissions().decide(asked.requestId(), Decision.approveOnce(asked));
+    Hung h = hung("h2", true, runs, seenA, seenB);
+    Batch batch = h.batch();
+    CountDownLatch stuck = h.stuck();
 
     List<CallResult> results = batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS);
     ToolCallSnapshot end = results.get(0).snapshot();
@@ -502,6 +488,25 @@ class TwoRuntimesTest {
     assertThat(runs.of("w1")).isEqualTo(1);
     assertThat(runs.of("w2")).as("the approved call A had not started runs once, on B").isEqualTo(1);
     assertCommittedOnly(seenB);
+  }
+
+  /** Two runtimes (lease 1 s) and call {@code callId}, approved on B, whose tool hangs on its runtime until released. */
+  record Hung(ToolCallRuntime a, ToolCallRuntime b, Batch batch, CountDownLatch stuck) {}
+
+  Hung hung(String callId, boolean idempotent, Runs runs, Published seenA, Published seenB) throws Exception {
+    CountDownLatch stuck = new CountDownLatch(1);
+    CountDownLatch entered = new CountDownLatch(1);
+    Map<String, AtomicBoolean> crashed = Map.of("a", new AtomicBoolean(), "b", new AtomicBoolean());
+    ToolCallRuntime a = runtime("a", crashable(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)),
+        crashed.get("a")), runs, seenA, hanging("a", runs, crashed.get("a"), entered, stuck, idempotent));
+    ToolCallRuntime b = runtime("b", crashable(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)),
+        crashed.get("b")), runs, seenB, hanging("b", runs, crashed.get("b"), entered, stuck, idempotent));
+    Batch batch = a.schedule("s", List.of(CallRequest.of(callId, "hang", "{}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    assertThat(b.permissions().decide(asked.requestId(), Decision.approveOnce(asked)))
+        .isInstanceOf(DecisionResult.Won.class);
+    assertThat(entered.await(10, TimeUnit.SECONDS)).as("the tool started on one runtime").isTrue();
+    return new Hung(a, b, batch, stuck);
   }
 
   /** A tool whose first run (on either runtime) marks its runtime crashed and hangs until {@code stuck}. */
