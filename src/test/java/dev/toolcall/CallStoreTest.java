@@ -38,6 +38,8 @@ class CallStoreTest {
     final AtomicBoolean refuseNext = new AtomicBoolean();
     /** Fails this many writes into an ended state (an outage while a tool ran). */
     final AtomicInteger failEnds = new AtomicInteger();
+    /** Fails this many writes into RUNNING (an outage as a tool is about to start). */
+    final AtomicInteger failStarts = new AtomicInteger();
 
     static String key(ToolCallSnapshot s) {
       return s.identity().sessionId() + "/" + s.callId();
@@ -51,6 +53,10 @@ class CallStoreTest {
     @Override
     public boolean compareAndSet(ToolCallSnapshot expected, ToolCallSnapshot next) {
       if (failNext.getAndSet(false)) {
+        throw new IllegalStateException("the store is down");
+      }
+      if (next.state() == ToolCallState.RUNNING && expected.state() != ToolCallState.RUNNING
+          && failStarts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new IllegalStateException("the store is down");
       }
       if (next.isTerminal() && failEnds.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
@@ -102,6 +108,33 @@ class CallStoreTest {
     }
     assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
         .filteredOn(e -> e.message().contains("store failed the write")).hasSize(1);
+  }
+
+  /**
+   * The store is down as a tool is about to start: the claim changed nothing, and the start is tried again (backing
+   * off) until the store takes it; the tool then runs once and the call ends with its result, never stuck approved.
+   */
+  @Test
+  void anOutageAsAToolStartsDelaysTheStart() throws Exception {
+    MapStore store = new MapStore();
+    store.failStarts.set(3);
+    AtomicInteger runs = new AtomicInteger();
+    dev.toolcall.tool.Tool t = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("t")
+        .requiresApproval(false).build(), inv -> {
+          runs.incrementAndGet();
+          return dev.toolcall.tool.ToolResult.of("started late");
+        });
+    dev.toolcall.testing.Logs.expect(dev.toolcall.execution.ToolScheduler.class);
+    try (ToolCallRuntime r = ToolCallRuntime.builder().tools(t).callStore(store).build()) {
+      var batch = r.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1", "t", "{}")));
+      ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS)
+          .get(0).snapshot();
+      assertThat(end.outcome()).isEqualTo(new Outcome.Completed("started late"));
+      assertThat(store.failStarts).hasValue(0);
+      assertThat(runs).hasValue(1);
+    }
+    assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
+        .filteredOn(e -> e.message().contains("could not start")).hasSize(1);
   }
 
   @Test

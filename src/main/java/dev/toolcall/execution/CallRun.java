@@ -311,7 +311,17 @@ final class CallRun implements Runnable, Permits.Waiter {
       return; // another runtime sharing the store runs it: its outcome comes from there; the permit waits for it
     }
     Reason why = s.state() == ToolCallState.PENDING ? Reason.NO_PERMISSION_NEEDED : Reason.STARTED;
-    if (!call.transition(s.state(), ToolCallState.RUNNING, why).won()) {
+    boolean claimed;
+    try {
+      claimed = call.transition(s.state(), ToolCallState.RUNNING, why).won();
+    } catch (RuntimeException e) {
+      if (sched.store == null || e instanceof dev.toolcall.StaleCallException) {
+        throw e;
+      }
+      retryBegin(e); // the store failed the claim: nothing changed, the tool has not started; try again later
+      return;
+    }
+    if (!claimed) {
       return; // cancelled meanwhile, or claimed by another runtime; the permit is released by the terminal hook
     }
     startedHere = true;
@@ -505,6 +515,27 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
     String why = msg;
     endDurably(() -> call.fail(kind, why), 0);
+  }
+
+  /** How many times in a row the store failed this call's claim to start (the scheduling thread of the run only). */
+  private int claimFailures;
+
+  /**
+   * The store failed the claim to start the tool (it is down): nothing changed and the tool has not started, so the
+   * whole start is tried again on the timer, backing off from 100 ms to 5 s, holding the permit, until the claim lands
+   * or the call ends otherwise; closing the scheduler ends it as usual.
+   */
+  private void retryBegin(RuntimeException e) {
+    if (claimFailures++ == 0) {
+      ToolScheduler.log.warn("call {} ({}) could not start: its store failed the write ({}); trying again until it"
+          + " lands", call.callId(), call.toolName(), e.toString());
+    }
+    long millis = Math.min(5_000, 100L << Math.min(claimFailures - 1, 6));
+    sched.timer.schedule(() -> {
+      if (!sched.closed) { // closing cancels the call (or hands it over) by itself
+        submit();
+      }
+    }, Duration.ofMillis(millis));
   }
 
   /**

@@ -347,8 +347,9 @@ public final class PermissionService implements AutoCloseable {
    * PERMISSION_PENDING.
    *
    * @param askedAt when the request was first opened (its {@link PermissionRequest#createdAt()})
-   * @throws IllegalArgumentException if the call is not PERMISSION_PENDING with its request as its change, or a
-   *     request of that id is already open
+   * @throws IllegalArgumentException if the call is PENDING, or PERMISSION_PENDING without its request as its change,
+   *     or a request of that id is already open (a call that has left PERMISSION_PENDING, decided by another runtime
+   *     sharing the store, completes the stage at once with the version that left it)
    */
   public CompletionStage<ToolCallSnapshot> resume(ToolCall call, ToolDefinition definition, Instant askedAt) {
     Objects.requireNonNull(call, "call");
@@ -357,6 +358,9 @@ public final class PermissionService implements AutoCloseable {
     ToolCallSnapshot s = call.snapshot();
     if (s.isTerminal()) {
       return done(s);
+    }
+    if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
+      return done(leftPending(s)); // decided meanwhile (by another runtime sharing the store): nothing to re-open
     }
     if (s.state() != ToolCallState.PERMISSION_PENDING || !(s.change() instanceof Change.PermissionAsked asked)) {
       throw new IllegalArgumentException("call " + call.callId() + " must be PERMISSION_PENDING as restored, with"

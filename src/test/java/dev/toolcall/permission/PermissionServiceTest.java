@@ -291,6 +291,28 @@ class PermissionServiceTest {
         .anyMatch(m -> m.contains("failed to keep grant")).anyMatch(m -> m.contains("failed to look up"));
   }
 
+  /**
+   * A runtime sharing a store re-opens a request it loaded, but another runtime decided it first and this call
+   * adopted the decision meanwhile: resume completes at once with the version that left PERMISSION_PENDING, opening
+   * nothing (before, it threw, and the call was failed as an internal error over the other runtime's approval).
+   */
+  @Test
+  void resumingARequestDecidedMeanwhileCompletesWithTheDecision() {
+    try (PermissionService svc = t.service().build()) {
+      ToolCall call = t.call("shell", "ls");
+      Instant deadline = t.clock.instant().plus(Duration.ofHours(1));
+      assertThat(call.transition(ToolCallState.PENDING, 0, ToolCallState.PERMISSION_PENDING,
+          new Change.PermissionAsked("perm-b-1", 0, deadline, t.ticker.read() + Duration.ofHours(1).toNanos()))
+          .won()).isTrue();
+      ToolCallSnapshot approved = call.transition(ToolCallState.PERMISSION_PENDING, ToolCallState.PERMISSION_APPROVED,
+          Reason.APPROVED_ONCE).snapshot();
+      CompletionStage<ToolCallSnapshot> stage = svc.resume(call, SHELL, t.clock.instant());
+      assertThat(now(stage)).isSameAs(approved);
+      assertThat(svc.pending()).isEmpty();
+      assertThat(svc.request("perm-b-1")).isEmpty();
+    }
+  }
+
   @Test
   void aGrantIsWrittenOnlyIfApproveAlwaysWon() {
     GrantStore store = GrantStore.inMemory();
