@@ -438,6 +438,12 @@ final class CallRun implements Runnable, Permits.Waiter {
         call.fail(bad.kind(), bad.message());
         return;
       }
+      if (sched.store == null) { // the common case: no store, nothing to retry, nothing allocated for it
+        if (!call.complete(out).won()) {
+          sched.counters.discarded.increment();
+        }
+        return;
+      }
       ToolResult done = out;
       endDurably(() -> {
         if (!call.complete(done).won()) {
@@ -512,6 +518,10 @@ final class CallRun implements Runnable, Permits.Waiter {
         ToolScheduler.log.warn("interceptor {} failed on the failure of call {} ({})", i.name(), call.callId(),
             call.toolName(), e);
       }
+    }
+    if (sched.store == null) {
+      call.fail(kind, msg);
+      return;
     }
     String why = msg;
     endDurably(() -> call.fail(kind, why), 0);
