@@ -360,7 +360,14 @@ public final class PermissionService implements AutoCloseable {
       return done(s);
     }
     if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
-      return done(leftPending(s)); // decided meanwhile (by another runtime sharing the store): nothing to re-open
+      ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store)
+      for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
+        if (v.change() instanceof Change.PermissionAsked asked) { // a decision for it here learns what won
+          resolved.put(asked.requestId(), DecisionResult.Lost.of(asked.requestId(), left));
+          break;
+        }
+      }
+      return done(left);
     }
     if (s.state() != ToolCallState.PERMISSION_PENDING || !(s.change() instanceof Change.PermissionAsked asked)) {
       throw new IllegalArgumentException("call " + call.callId() + " must be PERMISSION_PENDING as restored, with"
@@ -531,7 +538,8 @@ public final class PermissionService implements AutoCloseable {
       }
       p = loaded(requestId);
       if (p == null) {
-        return new DecisionResult.UnknownRequest(requestId);
+        lost = resolved.getIfPresent(requestId); // loaded, but decided elsewhere before it re-opened here
+        return lost == null ? new DecisionResult.UnknownRequest(requestId) : lost;
       }
     }
     ToolCall call = p.call;

@@ -310,6 +310,11 @@ class PermissionServiceTest {
       assertThat(now(stage)).isSameAs(approved);
       assertThat(svc.pending()).isEmpty();
       assertThat(svc.request("perm-b-1")).isEmpty();
+      PermissionRequest late = new PermissionRequest("perm-b-1", call.callId(), call.sessionId(), "shell",
+          approved.arguments(), 0, t.clock.instant(), deadline, 0L);
+      assertThat(svc.decide("perm-b-1", Decision.deny(late, "no"))).as("a late decision learns what won")
+          .isInstanceOfSatisfying(DecisionResult.Lost.class, l -> assertThat(l.winnerState())
+              .isEqualTo(ToolCallState.PERMISSION_APPROVED));
     }
   }
 
