@@ -34,7 +34,8 @@ import java.util.function.UnaryOperator;
  * }</pre>
  *
  * <p>Thread-safe. {@link #close()} cancels every call that has not ended (pending approvals are cancelled, never
- * run), releases every awaiting UI, and stops the library's threads, the timer last.
+ * run), releases every awaiting UI, and stops the library's threads, the timer last; with a
+ * {@link Builder#sharedStore} it hands the calls over to the other runtimes instead of cancelling them.
  */
 public final class ToolCallRuntime implements AutoCloseable {
 
