@@ -100,14 +100,19 @@ final class RuntimeRestore {
 
   /** A wall-clock instant as a reading of this runtime's ticker (only differences of ticks mean anything). */
   long tickOf(Instant t) {
-    Duration d = Duration.between(now, t);
+    return tickAt(now, nowTick, t);
+  }
+
+  /** The tick of {@code t} on a ticker that read {@code baseTick} at {@code base}. */
+  static long tickAt(Instant base, long baseTick, Instant t) {
+    Duration d = Duration.between(base, t);
     long nanos;
     try {
       nanos = d.toNanos();
     } catch (ArithmeticException e) { // more than 292 years away: as far as a tick can say
       nanos = d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
     }
-    return nowTick + nanos;
+    return baseTick + nanos;
   }
 
   List<Batch> restore(RuntimeSnapshot snapshot) {

@@ -25,6 +25,8 @@ final class SharedStoreLink implements AutoCloseable {
   private final Clock clock;
   private final Ticker ticker;
   private final ScheduledExecutorService thread;
+  /** How often leases are renewed and overdue calls looked for: a third of the lease. */
+  private final Duration sweepEvery;
   private volatile AutoCloseable watch;
   private volatile boolean closed;
   private boolean sweepFailed; // the link's thread only
@@ -34,6 +36,7 @@ final class SharedStoreLink implements AutoCloseable {
     this.store = store;
     this.clock = clock;
     this.ticker = ticker;
+    this.sweepEvery = Duration.ofMillis(Math.max(1, store.lease().toMillis() / 3));
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "toolcall-shared-store");
       t.setDaemon(true);
@@ -44,8 +47,7 @@ final class SharedStoreLink implements AutoCloseable {
   /** Starts watching the store and sweeping it every third of the lease. */
   void start() {
     watch = store.watch((session, call, version) -> submit(() -> changed(session, call, version)));
-    long period = Math.max(1, store.lease().toMillis() / 3);
-    thread.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+    thread.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void submit(Runnable task) {
@@ -128,7 +130,7 @@ final class SharedStoreLink implements AutoCloseable {
     } catch (RuntimeException e) {
       if (!sweepFailed) {
         log.warn("shared store sweep failed (leases not renewed, overdue calls not taken over); retrying every {}:"
-            + " {}", Duration.ofMillis(Math.max(1, store.lease().toMillis() / 3)), e.toString());
+            + " {}", sweepEvery, e.toString());
         sweepFailed = true;
       }
     }

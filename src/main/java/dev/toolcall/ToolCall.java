@@ -134,14 +134,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   private static long tickOf(ToolCallIdentity id, java.time.Instant at) {
-    Duration d = Duration.between(id.createdAt(), at);
-    long nanos;
-    try {
-      nanos = d.toNanos();
-    } catch (ArithmeticException e) {
-      nanos = d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
-    }
-    return id.createdTick() + nanos;
+    return RuntimeRestore.tickAt(id.createdAt(), id.createdTick(), at);
   }
 
   /**

@@ -91,21 +91,11 @@ class CallStoreTest {
     MapStore store = new MapStore();
     store.failEnds.set(3);
     AtomicInteger runs = new AtomicInteger();
-    dev.toolcall.tool.Tool t = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("t")
-        .requiresApproval(false).build(), inv -> {
-          runs.incrementAndGet();
-          return dev.toolcall.tool.ToolResult.of("the result");
-        });
-    dev.toolcall.testing.Logs.expect(dev.toolcall.execution.ToolScheduler.class);
-    try (ToolCallRuntime r = ToolCallRuntime.builder().tools(t).callStore(store).build()) {
-      var batch = r.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1", "t", "{}")));
-      ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS)
-          .get(0).snapshot();
-      assertThat(end.outcome()).isEqualTo(new Outcome.Completed("the result"));
-      assertThat(store.rows.get("s/c1").state()).isEqualTo(ToolCallState.COMPLETED);
-      assertThat(store.failEnds).hasValue(0);
-      assertThat(runs).hasValue(1);
-    }
+    ToolCallSnapshot end = runOneThrough(store, runs, "the result");
+    assertThat(end.outcome()).isEqualTo(new Outcome.Completed("the result"));
+    assertThat(store.rows.get("s/c1").state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(store.failEnds).hasValue(0);
+    assertThat(runs).hasValue(1);
     assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
         .filteredOn(e -> e.message().contains("store failed the write")).hasSize(1);
   }
@@ -119,22 +109,29 @@ class CallStoreTest {
     MapStore store = new MapStore();
     store.failStarts.set(3);
     AtomicInteger runs = new AtomicInteger();
+    ToolCallSnapshot end = runOneThrough(store, runs, "started late");
+    assertThat(end.outcome()).isEqualTo(new Outcome.Completed("started late"));
+    assertThat(store.failStarts).hasValue(0);
+    assertThat(runs).hasValue(1);
+    assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
+        .filteredOn(e -> e.message().contains("could not start")).hasSize(1);
+  }
+
+  /**
+   * Runs one call of a tool that needs no approval and returns {@code result} (counting its runs) through a runtime
+   * on {@code store}; returns how it ended. The scheduler's logs are expected (the tests read them).
+   */
+  private static ToolCallSnapshot runOneThrough(MapStore store, AtomicInteger runs, String result) throws Exception {
     dev.toolcall.tool.Tool t = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("t")
         .requiresApproval(false).build(), inv -> {
           runs.incrementAndGet();
-          return dev.toolcall.tool.ToolResult.of("started late");
+          return dev.toolcall.tool.ToolResult.of(result);
         });
     dev.toolcall.testing.Logs.expect(dev.toolcall.execution.ToolScheduler.class);
     try (ToolCallRuntime r = ToolCallRuntime.builder().tools(t).callStore(store).build()) {
       var batch = r.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1", "t", "{}")));
-      ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS)
-          .get(0).snapshot();
-      assertThat(end.outcome()).isEqualTo(new Outcome.Completed("started late"));
-      assertThat(store.failStarts).hasValue(0);
-      assertThat(runs).hasValue(1);
+      return batch.whenDone().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS).get(0).snapshot();
     }
-    assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
-        .filteredOn(e -> e.message().contains("could not start")).hasSize(1);
   }
 
   @Test

@@ -540,12 +540,11 @@ final class CallRun implements Runnable, Permits.Waiter {
       ToolScheduler.log.warn("call {} ({}) could not start: its store failed the write ({}); trying again until it"
           + " lands", call.callId(), call.toolName(), e.toString());
     }
-    long millis = Math.min(5_000, 100L << Math.min(claimFailures - 1, 6));
     sched.timer.schedule(() -> {
       if (!sched.closed) { // closing cancels the call (or hands it over) by itself
         submit();
       }
-    }, Duration.ofMillis(millis));
+    }, storeBackoff(claimFailures - 1));
   }
 
   /**
@@ -568,9 +567,13 @@ final class CallRun implements Runnable, Permits.Waiter {
         ToolScheduler.log.warn("call {} ({}) ended, but its store failed the write ({}); trying again until it"
             + " lands", call.callId(), call.toolName(), e.toString());
       }
-      long millis = Math.min(5_000, 100L << Math.min(failures, 6));
-      sched.timer.schedule(() -> endDurably(write, failures + 1), Duration.ofMillis(millis));
+      sched.timer.schedule(() -> endDurably(write, failures + 1), storeBackoff(failures));
     }
+  }
+
+  /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
+  private static Duration storeBackoff(int failures) {
+    return Duration.ofMillis(Math.min(5_000, 100L << Math.min(failures, 6)));
   }
 
   String messageOf(Throwable t) {

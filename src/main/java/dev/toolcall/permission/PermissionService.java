@@ -361,11 +361,9 @@ public final class PermissionService implements AutoCloseable {
     }
     if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
       ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store)
-      for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
-        if (v.change() instanceof Change.PermissionAsked asked) { // a decision for it here learns what won
-          resolved.put(asked.requestId(), DecisionResult.Lost.of(asked.requestId(), left));
-          break;
-        }
+      Change.PermissionAsked asked = lastAsked(s);
+      if (asked != null) { // a decision for it here learns what won
+        resolved.put(asked.requestId(), DecisionResult.Lost.of(asked.requestId(), left));
       }
       return done(left);
     }
@@ -666,15 +664,21 @@ public final class PermissionService implements AutoCloseable {
     if (s.state() == ToolCallState.PERMISSION_PENDING) {
       return;
     }
+    Change.PermissionAsked asked = lastAsked(s);
+    Pending p = asked == null ? null : byId.get(asked.requestId());
+    if (p != null && p.call == call) {
+      finish(p, s);
+    }
+  }
+
+  /** The request the call was last asked about, found back from {@code s} in its kept history; null if none. */
+  private static Change.PermissionAsked lastAsked(ToolCallSnapshot s) {
     for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
       if (v.change() instanceof Change.PermissionAsked asked) {
-        Pending p = byId.get(asked.requestId());
-        if (p != null && p.call == call) {
-          finish(p, s);
-        }
-        return;
+        return asked;
       }
     }
+    return null;
   }
 
   private static DecisionResult afterLoss(Pending p, ToolCallSnapshot s, int decidedOn) {

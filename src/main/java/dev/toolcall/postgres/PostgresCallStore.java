@@ -111,7 +111,6 @@ public final class PostgresCallStore {
         "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document, lease_owner,"
             + " lease_until) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond')"
             + " ON CONFLICT DO NOTHING")) {
-      boolean leased = owner != null && driven(call.state());
       ps.setQueryTimeout(timeoutSeconds);
       ps.setString(1, call.sessionId());
       ps.setString(2, call.callId());
@@ -119,12 +118,7 @@ public final class PostgresCallStore {
       ps.setString(4, call.state().wireName());
       ps.setInt(5, call.version());
       ps.setString(6, call.document());
-      ps.setString(7, leased ? owner : null);
-      if (leased) {
-        ps.setLong(8, lease.toMillis());
-      } else {
-        ps.setNull(8, java.sql.Types.BIGINT);
-      }
+      bindLease(ps, 7, call.state(), owner, lease);
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new StoreException(call.where() + ": insert failed: " + e.getMessage(), e);
@@ -188,17 +182,11 @@ public final class PostgresCallStore {
           "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now(),"
               + " lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'"
               + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
-        boolean leased = owner != null && driven(next.state());
         ps.setQueryTimeout(timeoutSeconds);
         ps.setString(1, next.state().wireName());
         ps.setInt(2, next.version());
         ps.setString(3, next.document());
-        ps.setString(4, leased ? owner : null);
-        if (leased) {
-          ps.setLong(5, lease.toMillis());
-        } else {
-          ps.setNull(5, java.sql.Types.BIGINT);
-        }
+        bindLease(ps, 4, next.state(), owner, lease);
         ps.setString(6, next.sessionId());
         ps.setString(7, next.callId());
         ps.setInt(8, expected.version());
@@ -227,6 +215,21 @@ public final class PostgresCallStore {
    */
   static boolean driven(ToolCallState state) {
     return !state.isTerminal() && state != ToolCallState.PERMISSION_PENDING;
+  }
+
+  /**
+   * Binds the lease of a row in {@code state} written by {@code owner} at {@code index} (the owner) and
+   * {@code index + 1} (the lease in milliseconds): both null when no runtime drives the call or none is named.
+   */
+  private static void bindLease(PreparedStatement ps, int index, ToolCallState state, String owner, Duration lease)
+      throws SQLException {
+    boolean leased = owner != null && driven(state);
+    ps.setString(index, leased ? owner : null);
+    if (leased) {
+      ps.setLong(index + 1, lease.toMillis());
+    } else {
+      ps.setNull(index + 1, java.sql.Types.BIGINT);
+    }
   }
 
   /** The connection died while the write was under way: read the row again to learn whether it was applied. */
