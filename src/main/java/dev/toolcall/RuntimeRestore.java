@@ -2,7 +2,6 @@ package dev.toolcall;
 
 import dev.toolcall.execution.Authorizer;
 import dev.toolcall.execution.Batch;
-import dev.toolcall.permission.ArgumentPattern;
 import dev.toolcall.permission.Grant;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
@@ -119,12 +118,7 @@ final class RuntimeRestore {
     List<Map.Entry<String, Grant>> grants = new ArrayList<>();
     for (int i = 0; i < snapshot.sessionGrants().size(); i++) {
       RuntimeSnapshot.SessionGrant g = snapshot.sessionGrants().get(i);
-      ArgumentPattern pattern = ArgumentPattern.parse(g.arguments());
-      if (!pattern.form().equals(g.arguments())) {
-        throw new CorruptSnapshotException("sessionGrants[" + i + "]", "arguments '" + g.arguments()
-            + "' are not written the way the store writes them ('*', 'prefix:*' or an exact command)");
-      }
-      grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), pattern, g.createdAt(),
+      grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), g.arguments(), g.createdAt(),
           g.expiresAt())));
     }
     List<List<ToolCallSnapshot>> runs = new ArrayList<>(); // consecutive calls of one session: one batch

@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.permission.ArgumentPattern;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -34,8 +35,12 @@ import java.util.Set;
 public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> calls, List<String> requestOrder,
     List<SessionGrant> sessionGrants) {
 
-  /** The schema version this library writes and reads. */
-  public static final int SCHEMA_VERSION = 1;
+  /**
+   * The schema version this library writes. It reads this one and version 1, whose grants spelled their arguments
+   * in one string that could not tell every pattern apart: those are read never wider than written
+   * ({@link ArgumentPattern#fromLegacyForm}).
+   */
+  public static final int SCHEMA_VERSION = 2;
 
   /** Checks the invariants above. */
   public RuntimeSnapshot {
@@ -261,12 +266,12 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * @param sessionId the session it holds in
    * @param grantId its id
    * @param toolName the tool it covers
-   * @param arguments the arguments it covers, in the grant file's spelling ({@code *}, {@code prefix:*}, or exact)
+   * @param arguments the arguments it covers (written as its kind and value apart, so it reads back exactly)
    * @param createdAt when it was made
    * @param expiresAt when it ends, or null
    */
-  public record SessionGrant(String sessionId, String grantId, String toolName, String arguments, Instant createdAt,
-      Instant expiresAt) {
+  public record SessionGrant(String sessionId, String grantId, String toolName, ArgumentPattern arguments,
+      Instant createdAt, Instant expiresAt) {
     /** Checks the parts. */
     public SessionGrant {
       if (sessionId == null || sessionId.isBlank() || grantId == null || grantId.isBlank() || toolName == null

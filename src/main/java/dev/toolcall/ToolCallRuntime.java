@@ -165,7 +165,7 @@ public final class ToolCallRuntime implements AutoCloseable {
     }
     List<RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
     new java.util.TreeMap<>(permissions.sessionGrants()).forEach((session, list) -> list.forEach(g -> grants.add(
-        new RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments().form(), g.createdAt(),
+        new RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(), g.createdAt(),
             g.expiresAt()))));
     java.util.Set<String> waiting = new java.util.LinkedHashSet<>();
     for (RuntimeSnapshot.Call c : calls) {

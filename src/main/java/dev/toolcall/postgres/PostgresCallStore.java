@@ -402,7 +402,7 @@ public final class PostgresCallStore {
     dev.toolcall.RuntimeSnapshot bare = dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
     List<dev.toolcall.RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
     sessionGrants().all().forEach((session, list) -> list.forEach(g -> grants.add(
-        new dev.toolcall.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments().form(),
+        new dev.toolcall.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(),
             g.createdAt(), g.expiresAt()))));
     return new dev.toolcall.RuntimeSnapshot(bare.schemaVersion(), bare.takenAt(), bare.calls(), bare.requestOrder(),
         grants);
@@ -502,7 +502,8 @@ public final class PostgresCallStore {
   }
 
   private final class PostgresSessionGrants implements dev.toolcall.permission.SessionGrantStore {
-    private static final String GRANT_COLUMNS = "session_id, grant_id, tool_name, arguments, created_at, expires_at";
+    private static final String GRANT_COLUMNS = "session_id, grant_id, tool_name, arguments, created_at, expires_at,"
+        + " arguments_match";
 
     @Override
     public List<dev.toolcall.permission.Grant> of(String sessionId) {
@@ -530,7 +531,7 @@ public final class PostgresCallStore {
             try {
               Timestamp expires = rs.getTimestamp(6);
               g = new dev.toolcall.permission.Grant(rs.getString(2), rs.getString(3),
-                  dev.toolcall.permission.ArgumentPattern.parse(rs.getString(4)), rs.getTimestamp(5).toInstant(),
+                  GrantPatterns.read(rs.getString(7), rs.getString(4)), rs.getTimestamp(5).toInstant(),
                   expires == null ? null : expires.toInstant());
             } catch (IllegalArgumentException e) {
               throw new StoreException(where + ": cannot be read: " + e.getMessage(), e);
@@ -549,11 +550,13 @@ public final class PostgresCallStore {
     public void add(String sessionId, dev.toolcall.permission.Grant grant) {
       Objects.requireNonNull(sessionId, "sessionId");
       Objects.requireNonNull(grant, "grant");
-      update("INSERT INTO toolcall_session_grant (" + GRANT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
+      update("INSERT INTO toolcall_session_grant (" + GRANT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)"
           + " ON CONFLICT (session_id, grant_id) DO UPDATE SET tool_name = EXCLUDED.tool_name,"
-          + " arguments = EXCLUDED.arguments, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at",
-          sessionId, grant.id(), grant.toolName(), grant.arguments().form(), Timestamp.from(grant.createdAt()),
-          grant.expiresAt() == null ? null : Timestamp.from(grant.expiresAt()));
+          + " arguments = EXCLUDED.arguments, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,"
+          + " arguments_match = EXCLUDED.arguments_match",
+          sessionId, grant.id(), grant.toolName(), GrantPatterns.value(grant.arguments()),
+          Timestamp.from(grant.createdAt()), grant.expiresAt() == null ? null : Timestamp.from(grant.expiresAt()),
+          grant.arguments().kind().wireName());
     }
 
     @Override
