@@ -121,18 +121,19 @@ final class RuntimeRestore {
       grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), g.arguments(), g.createdAt(),
           g.expiresAt())));
     }
-    List<List<ToolCallSnapshot>> runs = new ArrayList<>(); // consecutive calls of one session: one batch
     Map<String, Instant> askedAt = new java.util.HashMap<>();
     for (RuntimeSnapshot.Call c : snapshot.calls()) {
       if (c.permission() != null) {
         askedAt.put(c.permission().requestId(), c.permission().askedAt());
       }
-      List<ToolCallSnapshot> last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
-      if (last == null || !last.get(0).identity().sessionId().equals(c.sessionId())) {
-        last = new ArrayList<>();
-        runs.add(last);
+    }
+    List<List<ToolCallSnapshot>> runs = new ArrayList<>(); // the batches the calls were scheduled in
+    for (List<Integer> batch : snapshot.batches()) {
+      List<ToolCallSnapshot> run = new ArrayList<>(batch.size());
+      for (int i : batch) {
+        run.add(snapshotOf(snapshot.calls().get(i)));
       }
-      last.add(snapshotOf(c));
+      runs.add(run);
     }
     for (Map.Entry<String, Grant> g : grants) {
       runtime.permissions().addSessionGrant(g.getKey(), g.getValue());

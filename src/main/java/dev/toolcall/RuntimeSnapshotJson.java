@@ -25,7 +25,7 @@ final class RuntimeSnapshotJson {
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private static final Set<String> TOP = Set.of("format", "schemaVersion", "takenAt", "calls", "requestOrder",
-      "sessionGrants");
+      "sessionGrants", "batches");
   private static final Set<String> CALL = Set.of("sessionId", "callId", "toolName", "parentCallId", "origin",
       "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission", "outcome");
   private static final Set<String> OUTCOME = Set.of("state", "content", "kind", "message", "source", "reason");
@@ -57,6 +57,11 @@ final class RuntimeSnapshotJson {
     }
     ArrayNode order = root.putArray("requestOrder");
     s.requestOrder().forEach(order::add);
+    ArrayNode batches = root.putArray("batches");
+    for (List<Integer> b : s.batches()) {
+      ArrayNode a = batches.addArray();
+      b.forEach(a::add);
+    }
     ArrayNode grants = root.putArray("sessionGrants");
     for (RuntimeSnapshot.SessionGrant g : s.sessionGrants()) {
       ObjectNode n = grants.addObject();
@@ -201,7 +206,29 @@ final class RuntimeSnapshotJson {
     for (JsonNode n : array(root, "sessionGrants", "document")) {
       grants.add(grant(n, "sessionGrants[" + i++ + "]", schema == LEGACY_SCHEMA));
     }
-    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, takenAt, calls, order, grants);
+    if (schema == LEGACY_SCHEMA || !root.has("batches")) {
+      if (schema != LEGACY_SCHEMA) {
+        throw new CorruptSnapshotException("document", "field 'batches' is missing");
+      }
+      return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, takenAt, calls, order, grants);
+    }
+    List<List<Integer>> batches = new ArrayList<>();
+    i = 0;
+    for (JsonNode b : array(root, "batches", "document")) {
+      String where = "batches[" + i++ + "]";
+      if (!b.isArray()) {
+        throw new CorruptSnapshotException(where, "must be an array of call indexes");
+      }
+      List<Integer> batch = new ArrayList<>();
+      for (JsonNode n : b) {
+        if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+          throw new CorruptSnapshotException(where, "must be an array of call indexes");
+        }
+        batch.add(n.intValue());
+      }
+      batches.add(batch);
+    }
+    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, takenAt, calls, order, grants, batches);
   }
 
   static RuntimeSnapshot.Call readCall(String json) {

@@ -443,6 +443,15 @@ public final class ToolScheduler implements AutoCloseable {
     return known.calls();
   }
 
+  /**
+   * The calls of {@link #activeCalls()} grouped by the batch they were scheduled (or resumed) in: batches in the order
+   * of their first call, each call in the order it was scheduled. What a runtime snapshot keeps, so that a restore
+   * gives each call back the batch it had (its turn comes behind the calls of its own batch, not a neighbour's).
+   */
+  public List<List<ToolCall>> activeBatches() {
+    return known.callsByBatch();
+  }
+
   static ToolArguments argumentsOf(Validator.Validation v) {
     return v instanceof Validator.Valid ok ? ok.arguments() : ((Validator.Invalid) v).arguments();
   }
