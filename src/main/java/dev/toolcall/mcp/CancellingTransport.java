@@ -3,20 +3,31 @@ package dev.toolcall.mcp;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
  * A client transport that remembers the JSON-RPC id of each {@code tools/call} by its progress token, so that a
  * cancelled call can be named to the server in {@code notifications/cancelled}: the SDK's client has no way to send
- * that notification, so it goes out through the transport here. Everything else is passed through.
+ * that notification, so it goes out through the transport here.
+ *
+ * <p>It also reads a {@code tools/call} result the SDK cannot read whole (the SDK reads a result through its
+ * transport's {@link #unmarshalFrom}): each content part it cannot read (a type it does not know, such as
+ * {@code "video"}, or a malformed part) is replaced, in its place, by a text part saying what was left out, and the
+ * rest is read as usual. A result that still cannot be read becomes an {@link UnreadableResultException} with a
+ * message for the model. Everything else is passed through.
  */
 final class CancellingTransport implements McpClientTransport {
   static final String CANCELLED = "notifications/cancelled";
+  private static final Logger log = LoggerFactory.getLogger(CancellingTransport.class);
 
   private final McpClientTransport inner;
   private final Map<Object, Object> requestIds = new ConcurrentHashMap<>();
@@ -86,7 +97,60 @@ final class CancellingTransport implements McpClientTransport {
 
   @Override
   public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-    return inner.unmarshalFrom(data, typeRef);
+    if (!McpSchema.CallToolResult.class.equals(typeRef.getType())) {
+      return inner.unmarshalFrom(data, typeRef);
+    }
+    try {
+      return inner.unmarshalFrom(data, typeRef);
+    } catch (RuntimeException whole) {
+      if (data instanceof Map<?, ?> result && result.get("content") instanceof List<?> parts) {
+        Map<Object, Object> readable = new LinkedHashMap<>(result);
+        List<Object> kept = new ArrayList<>(parts.size());
+        for (Object part : parts) {
+          try {
+            inner.unmarshalFrom(part, CONTENT);
+            kept.add(part);
+          } catch (RuntimeException e) {
+            log.debug("MCP tools/call result: a part could not be read and is left out: {}", e.getMessage());
+            kept.add(Map.of("type", "text", "text", leftOut(part)));
+          }
+        }
+        readable.put("content", kept);
+        try {
+          return inner.unmarshalFrom(readable, typeRef);
+        } catch (RuntimeException e) {
+          whole.addSuppressed(e);
+        }
+      }
+      throw new UnreadableResultException(whole);
+    }
+  }
+
+  private static final TypeRef<McpSchema.Content> CONTENT = new TypeRef<>() { };
+
+  /** What the model reads in place of a part that could not be read: its type (and MIME type), never its data. */
+  static String leftOut(Object part) {
+    String type = part instanceof Map<?, ?> m && m.get("type") instanceof String t ? "'" + bounded(t) + "'" : null;
+    String mime = part instanceof Map<?, ?> m && m.get("mimeType") instanceof String t ? bounded(t) : null;
+    return "[a part" + (type == null ? " of no known type" : " of type " + type) + (mime == null ? "" : " (" + mime + ")")
+        + " was left out: this client cannot read it]";
+  }
+
+  /** Server text in a note for the model, kept short. */
+  private static String bounded(String s) {
+    return s.length() <= 64 ? s : s.substring(0, Character.isHighSurrogate(s.charAt(63)) ? 63 : 64) + "…";
+  }
+
+  /**
+   * A {@code tools/call} result that cannot be read even part by part (its shape is not a result's); the message is
+   * for the model and names no Java type, the cause holds the mapper's error.
+   */
+  static final class UnreadableResultException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableResultException(Throwable cause) {
+      super("the server's result is not a tools/call result this client can read", cause);
+    }
   }
 
   @Override

@@ -412,6 +412,13 @@ public final class McpToolSource implements AutoCloseable {
       return new OutcomeUnknownException("The MCP server '" + serverName + "' disconnected while the call ran; it"
           + " may or may not have taken effect.", e);
     }
+    CancellingTransport.UnreadableResultException unreadable = unreadable(e);
+    if (unreadable != null) {
+      log.warn("MCP server '{}' sent a tools/call result that could not be read", serverName, unreadable.getCause());
+      return new OutcomeUnknownException("The MCP server '" + serverName + "' answered the call, but its result could"
+          + " not be read (" + unreadable.getMessage() + "), so whether it succeeded is not known; it may or may not"
+          + " have taken effect.", e);
+    }
     if (e instanceof McpError m) {
       return new ToolException("The MCP server '" + serverName + "' refused the call: " + describe(m), e);
     }
@@ -420,6 +427,15 @@ public final class McpToolSource implements AutoCloseable {
           + " or may not have taken effect.", e);
     }
     return new ToolException("The call to MCP server '" + serverName + "' failed: " + describe(e), e);
+  }
+
+  private static CancellingTransport.UnreadableResultException unreadable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CancellingTransport.UnreadableResultException u) {
+        return u;
+      }
+    }
+    return null;
   }
 
   private void onProgress(McpSchema.ProgressNotification n) {

@@ -245,6 +245,41 @@ class McpAdapterTest {
         .contains("srv_added_tool").doesNotContain("srv_fail");
   }
 
+  /**
+   * A result with parts the SDK cannot read (a content type it does not know, an embedded resource with neither text
+   * nor blob) keeps the parts it can read, in order, and says what was left out in their place; before, the whole call
+   * failed with a Jackson message naming a Java class.
+   */
+  @Test
+  void partsTheSdkCannotReadAreLeftOutAndTheRestKept() {
+    start(McpToolSource.builder("srv", serverTransport()).trustReadOnlyHints(true));
+    CallResult r = run("v1", "srv.video", "{}");
+    assertThat(r.outcome()).isInstanceOf(Outcome.Completed.class);
+    assertThat(r.outcome().messageForModel()).isEqualTo("before\n"
+        + "[a part of type 'video' (video/mp4) was left out: this client cannot read it]\n"
+        + "[image: image/png, 3 bytes]\n"
+        + "[a part of type 'resource' was left out: this client cannot read it]\n"
+        + "after");
+    assertThat(r.outcome().messageForModel()).doesNotContain("io.modelcontextprotocol").doesNotContain("Jackson");
+  }
+
+  /** A result that cannot be read at all fails its call with a message for the model that names no Java type. */
+  @Test
+  void aResultThatCannotBeReadAtAllFailsWithAMessageForTheModel() {
+    Logs.expect(McpToolSource.class);
+    start(McpToolSource.builder("srv", serverTransport()).trustReadOnlyHints(true));
+    CallResult r = run("u1", "srv.unreadable", "{}");
+    assertThat(r.outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+      assertThat(f.kind()).isEqualTo(FailureKind.OUTCOME_UNKNOWN);
+      assertThat(f.message()).contains("its result could not be read").doesNotContain("io.modelcontextprotocol")
+          .doesNotContain("$");
+    });
+    assertThat(Logs.of(McpToolSource.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("could not be read"));
+    assertThat(run("e1", "srv.echo", "{\"text\":\"still here\"}").outcome().messageForModel())
+        .isEqualTo("echo: still here");
+  }
+
   @Test
   void aServerKilledMidCallFailsItsCallsWithAnUnknownOutcome() throws Exception {
     Logs.expect(McpToolSource.class);

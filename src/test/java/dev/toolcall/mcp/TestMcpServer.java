@@ -34,6 +34,10 @@ import java.util.function.BiFunction;
  * through a tap that sees each {@code tools/call} (its JSON-RPC id and progress token) and each cancellation: a
  * cancelled {@code hang} call returns, and the {@code cancelled} tool lists the progress tokens of the calls the
  * client cancelled, with the reasons.
+ *
+ * <p>The SDK's server can only write the content types it knows; {@link RawContent} rewrites its output so that the
+ * {@code video} tool answers with raw JSON the SDK's client cannot read: a part of {@code "type": "video"} and an
+ * embedded resource with neither text nor blob; the {@code unreadable} tool's result is no result at all.
  */
 public final class TestMcpServer {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,7 +56,8 @@ public final class TestMcpServer {
     tap.setDaemon(true);
     tap.start();
     JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(JSON);
-    StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, in, System.out);
+    StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, in,
+        new RawContent(System.out));
     server = McpServer.sync(transport).serverInfo("test-server", "1")
         .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
         .jsonMapper(mapper)
@@ -73,6 +78,14 @@ public final class TestMcpServer {
             weather(),
             tool("evolve", "Adds a tool to the server", harmless(), TestMcpServer::evolve),
             tool("plain", "No hints", null, (ex, req) -> text("plain")),
+            tool("video", "Returns content types the client does not know", readOnly(),
+                (ex, req) -> McpSchema.CallToolResult.builder().addTextContent("before")
+                    .addTextContent(RawContent.VIDEO)
+                    .addContent(McpSchema.ImageContent.builder("AAAA", "image/png").build())
+                    .addTextContent(RawContent.BAD_RESOURCE)
+                    .addTextContent("after").build()),
+            tool("unreadable", "Returns a result that is not a result", readOnly(),
+                (ex, req) -> text(RawContent.NOT_A_RESULT)),
             tool("drop_db", "Drops the database", new McpSchema.ToolAnnotations(null, false, true, false, false,
                 null), (ex, req) -> text("dropped")))
         .build();
@@ -182,6 +195,70 @@ public final class TestMcpServer {
       }
     } catch (IOException | RuntimeException e) {
       // not JSON: the server will answer it
+    }
+  }
+
+  /**
+   * The server's stdout, line by line (one JSON-RPC message a line): a text part {@link #VIDEO} becomes a
+   * {@code video} part, and {@link #BAD_RESOURCE} an embedded resource with neither text nor blob.
+   */
+  static final class RawContent extends OutputStream {
+    static final String VIDEO = "@@video@@";
+    static final String BAD_RESOURCE = "@@bad-resource@@";
+    static final String NOT_A_RESULT = "@@not-a-result@@";
+    private final OutputStream out;
+    private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+
+    RawContent(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public synchronized void write(int b) throws IOException {
+      line.write(b);
+      if (b == '\n') {
+        out.write(rewrite(line.toString(StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8));
+        line.reset();
+      }
+    }
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) throws IOException {
+      for (int i = off; i < off + len; i++) {
+        write(b[i]);
+      }
+    }
+
+    @Override
+    public synchronized void flush() throws IOException {
+      out.flush();
+    }
+
+    private static String rewrite(String l) {
+      if (!l.contains(VIDEO) && !l.contains(BAD_RESOURCE) && !l.contains(NOT_A_RESULT)) {
+        return l;
+      }
+      try {
+        JsonNode m = JSON.readTree(l);
+        if (l.contains(NOT_A_RESULT)) {
+          ((com.fasterxml.jackson.databind.node.ObjectNode) m.path("result")).put("content", "not a list")
+              .put("isError", "perhaps");
+          return JSON.writeValueAsString(m) + "\n";
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode content =
+            (com.fasterxml.jackson.databind.node.ArrayNode) m.path("result").path("content");
+        for (int i = 0; i < content.size(); i++) {
+          String text = content.get(i).path("text").asText("");
+          if (text.equals(VIDEO)) {
+            content.set(i, JSON.readTree("{\"type\":\"video\",\"mimeType\":\"video/mp4\",\"data\":\"AAAA\"}"));
+          } else if (text.equals(BAD_RESOURCE)) {
+            content.set(i, JSON.readTree("{\"type\":\"resource\",\"resource\":{\"uri\":\"file:///x\"}}"));
+          }
+        }
+        return JSON.writeValueAsString(m) + "\n";
+      } catch (IOException | RuntimeException e) {
+        return l;
+      }
     }
   }
 }
