@@ -28,7 +28,9 @@ import java.util.function.BiFunction;
 /**
  * A real MCP server, built with the SDK's stdio server, that the MCP tests start as a child JVM. Its tools answer,
  * fail, report progress, hang until cancelled, return an image and structured content, change the tool list, and
- * destroy things (a destructive hint); {@code plain} has no hints at all.
+ * destroy things (a destructive hint); {@code plain} has no hints at all. {@code shadow}, {@code unshadow} and
+ * {@code break} change the tool list in ways that test the client (a tool another source owns by that name, a tool
+ * whose schema is broken); a marker tool added last in each change tells a test the whole change was applied.
  *
  * <p>The SDK's server does not surface {@code notifications/cancelled} to tools, so this server reads its stdin
  * through a tap that sees each {@code tools/call} (its JSON-RPC id and progress token) and each cancellation: a
@@ -48,6 +50,14 @@ public final class TestMcpServer {
 
   private TestMcpServer() {}
 
+  /** A server tool name of 128 characters (the most MCP allows), and another that differs from it only at the end. */
+  static final String LONG_NAME = "l".repeat(127) + "1";
+  static final String LONG_NAME_2 = "l".repeat(127) + "2";
+
+  /**
+   * Starts the server. {@code --bad-schema} adds a tool whose input schema is not a valid JSON Schema;
+   * {@code --long-names} adds two tools of 128-character names.
+   */
   public static void main(String[] args) throws IOException {
     System.err.println("pid=" + ProcessHandle.current().pid());
     PipedInputStream in = new PipedInputStream(1 << 20);
@@ -58,37 +68,76 @@ public final class TestMcpServer {
     JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(JSON);
     StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, in,
         new RawContent(System.out));
+    List<McpServerFeatures.SyncToolSpecification> specs = new java.util.ArrayList<>(List.of(
+        tool("echo", "Echoes its text", readOnly(), (ex, req) -> text("echo: " + req.arguments().get("text"))),
+        tool("fail", "Always fails", harmless(), (ex, req) -> McpSchema.CallToolResult.builder()
+            .addTextContent("disk full: cannot write /var/data").isError(true).build()),
+        tool("progress", "Reports progress", readOnly(), TestMcpServer::progress),
+        tool("hang", "Runs until cancelled", harmless(), TestMcpServer::hang),
+        tool("cancelled", "Lists cancelled calls", readOnly(), (ex, req) -> text(String.join(",", CANCELLED))),
+        tool("image", "Returns an image", readOnly(), (ex, req) -> McpSchema.CallToolResult.builder()
+            .addTextContent("a 1x1 pixel")
+            .addContent(McpSchema.ImageContent.builder(Base64.getEncoder().encodeToString(new byte[70]),
+                "image/png").build())
+            .addContent(McpSchema.EmbeddedResource.builder(McpSchema.TextResourceContents
+                .builder("file:///notes.txt", "notes inside").mimeType("text/plain").build()).build())
+            .build()),
+        weather(),
+        tool("evolve", "Adds a tool to the server", harmless(), TestMcpServer::evolve),
+        tool("plain", "No hints", null, (ex, req) -> text("plain")),
+        tool("video", "Returns content types the client does not know", readOnly(),
+            (ex, req) -> McpSchema.CallToolResult.builder().addTextContent("before")
+                .addTextContent(RawContent.VIDEO)
+                .addContent(McpSchema.ImageContent.builder("AAAA", "image/png").build())
+                .addTextContent(RawContent.BAD_RESOURCE)
+                .addTextContent("after").build()),
+        tool("unreadable", "Returns a result that is not a result", readOnly(),
+            (ex, req) -> text(RawContent.NOT_A_RESULT)),
+        tool("drop_db", "Drops the database", new McpSchema.ToolAnnotations(null, false, true, false, false,
+            null), (ex, req) -> text("dropped"))));
+    List<String> flags = List.of(args);
+    if (flags.contains("--bad-schema")) {
+      specs.add(badSchema("bad_schema"));
+    }
+    if (flags.contains("--long-names")) {
+      specs.add(tool(LONG_NAME, "A long name", readOnly(), (ex, req) -> text("long: " + req.name())));
+      specs.add(tool(LONG_NAME_2, "Another long name", readOnly(), (ex, req) -> text("long: " + req.name())));
+    }
+    specs.add(tool("shadow", "Adds added.tool, then marker.one", readOnly(), (ex, req) -> {
+      server.addTool(tool("added.tool", "Added by shadow", readOnly(), (e, r) -> text("the server's added.tool")));
+      server.addTool(tool("marker.one", "Added after added.tool", readOnly(), (e, r) -> text("marker")));
+      server.notifyToolsListChanged();
+      return text("shadowed");
+    }));
+    specs.add(tool("unshadow", "Removes added.tool, then marker.one", readOnly(), (ex, req) -> {
+      server.removeTool("added.tool");
+      server.removeTool("marker.one");
+      server.notifyToolsListChanged();
+      return text("unshadowed");
+    }));
+    specs.add(tool("break", "Removes drop_db, adds a tool with a bad schema, then marker.two", readOnly(),
+        (ex, req) -> {
+          server.removeTool("drop_db");
+          server.addTool(badSchema("bad_later"));
+          server.addTool(tool("marker.two", "Added after bad_later", readOnly(), (e, r) -> text("marker")));
+          server.notifyToolsListChanged();
+          return text("broken");
+        }));
     server = McpServer.sync(transport).serverInfo("test-server", "1")
         .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
         .jsonMapper(mapper)
-        .tools(
-            tool("echo", "Echoes its text", readOnly(), (ex, req) -> text("echo: " + req.arguments().get("text"))),
-            tool("fail", "Always fails", harmless(), (ex, req) -> McpSchema.CallToolResult.builder()
-                .addTextContent("disk full: cannot write /var/data").isError(true).build()),
-            tool("progress", "Reports progress", readOnly(), TestMcpServer::progress),
-            tool("hang", "Runs until cancelled", harmless(), TestMcpServer::hang),
-            tool("cancelled", "Lists cancelled calls", readOnly(), (ex, req) -> text(String.join(",", CANCELLED))),
-            tool("image", "Returns an image", readOnly(), (ex, req) -> McpSchema.CallToolResult.builder()
-                .addTextContent("a 1x1 pixel")
-                .addContent(McpSchema.ImageContent.builder(Base64.getEncoder().encodeToString(new byte[70]),
-                    "image/png").build())
-                .addContent(McpSchema.EmbeddedResource.builder(McpSchema.TextResourceContents
-                    .builder("file:///notes.txt", "notes inside").mimeType("text/plain").build()).build())
-                .build()),
-            weather(),
-            tool("evolve", "Adds a tool to the server", harmless(), TestMcpServer::evolve),
-            tool("plain", "No hints", null, (ex, req) -> text("plain")),
-            tool("video", "Returns content types the client does not know", readOnly(),
-                (ex, req) -> McpSchema.CallToolResult.builder().addTextContent("before")
-                    .addTextContent(RawContent.VIDEO)
-                    .addContent(McpSchema.ImageContent.builder("AAAA", "image/png").build())
-                    .addTextContent(RawContent.BAD_RESOURCE)
-                    .addTextContent("after").build()),
-            tool("unreadable", "Returns a result that is not a result", readOnly(),
-                (ex, req) -> text(RawContent.NOT_A_RESULT)),
-            tool("drop_db", "Drops the database", new McpSchema.ToolAnnotations(null, false, true, false, false,
-                null), (ex, req) -> text("dropped")))
+        .tools(specs)
         .build();
+  }
+
+  /**
+   * A tool whose input schema, as the client reads it, is not a valid JSON Schema ({@code "type": "nonsense"}): the
+   * SDK's server refuses such a tool, so {@link RawContent} breaks its schema on the way out.
+   */
+  private static McpServerFeatures.SyncToolSpecification badSchema(String name) {
+    McpSchema.Tool t = McpSchema.Tool.builder(name, Map.of("type", "object", "properties",
+        Map.of("a", Map.of("type", "string")))).description(RawContent.BAD_SCHEMA).annotations(readOnly()).build();
+    return McpServerFeatures.SyncToolSpecification.builder().tool(t).callHandler((ex, req) -> text("bad")).build();
   }
 
   private static McpSchema.ToolAnnotations readOnly() {
@@ -200,12 +249,14 @@ public final class TestMcpServer {
 
   /**
    * The server's stdout, line by line (one JSON-RPC message a line): a text part {@link #VIDEO} becomes a
-   * {@code video} part, and {@link #BAD_RESOURCE} an embedded resource with neither text nor blob.
+   * {@code video} part, {@link #BAD_RESOURCE} an embedded resource with neither text nor blob, and the input schema
+   * of a listed tool described {@link #BAD_SCHEMA} is broken.
    */
   static final class RawContent extends OutputStream {
     static final String VIDEO = "@@video@@";
     static final String BAD_RESOURCE = "@@bad-resource@@";
     static final String NOT_A_RESULT = "@@not-a-result@@";
+    static final String BAD_SCHEMA = "@@bad-schema@@";
     private final OutputStream out;
     private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
 
@@ -235,24 +286,30 @@ public final class TestMcpServer {
     }
 
     private static String rewrite(String l) {
-      if (!l.contains(VIDEO) && !l.contains(BAD_RESOURCE) && !l.contains(NOT_A_RESULT)) {
+      if (!l.contains(VIDEO) && !l.contains(BAD_RESOURCE) && !l.contains(NOT_A_RESULT) && !l.contains(BAD_SCHEMA)) {
         return l;
       }
       try {
         JsonNode m = JSON.readTree(l);
+        for (JsonNode tool : m.path("result").path("tools")) {
+          if (tool.path("description").asText("").equals(BAD_SCHEMA)) {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tool.path("inputSchema").path("properties").path("a"))
+                .put("type", "nonsense");
+          }
+        }
         if (l.contains(NOT_A_RESULT)) {
           ((com.fasterxml.jackson.databind.node.ObjectNode) m.path("result")).put("content", "not a list")
               .put("isError", "perhaps");
           return JSON.writeValueAsString(m) + "\n";
         }
-        com.fasterxml.jackson.databind.node.ArrayNode content =
-            (com.fasterxml.jackson.databind.node.ArrayNode) m.path("result").path("content");
-        for (int i = 0; i < content.size(); i++) {
-          String text = content.get(i).path("text").asText("");
-          if (text.equals(VIDEO)) {
-            content.set(i, JSON.readTree("{\"type\":\"video\",\"mimeType\":\"video/mp4\",\"data\":\"AAAA\"}"));
-          } else if (text.equals(BAD_RESOURCE)) {
-            content.set(i, JSON.readTree("{\"type\":\"resource\",\"resource\":{\"uri\":\"file:///x\"}}"));
+        if (m.path("result").path("content") instanceof com.fasterxml.jackson.databind.node.ArrayNode content) {
+          for (int i = 0; i < content.size(); i++) {
+            String text = content.get(i).path("text").asText("");
+            if (text.equals(VIDEO)) {
+              content.set(i, JSON.readTree("{\"type\":\"video\",\"mimeType\":\"video/mp4\",\"data\":\"AAAA\"}"));
+            } else if (text.equals(BAD_RESOURCE)) {
+              content.set(i, JSON.readTree("{\"type\":\"resource\",\"resource\":{\"uri\":\"file:///x\"}}"));
+            }
           }
         }
         return JSON.writeValueAsString(m) + "\n";
