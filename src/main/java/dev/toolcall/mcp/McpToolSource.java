@@ -47,7 +47,7 @@ import reactor.core.publisher.Mono;
  *   <li>Names: {@code prefix + server tool name} (default prefix: the server name and a dot), as MCP allows; the
  *       model sees the registry's alias ({@code weather.get_forecast} becomes {@code weather_get_forecast}). A name
  *       the prefix makes longer than 128 characters is cut to fit and ends with {@code _} and 8 hex digits of a hash
- *       of the server's name (see {@link #runtimeName}); calls still reach the server under its own name.
+ *       of the server's name; calls still reach the server under its own name.
  *   <li>A tool the library cannot take (a name it does not allow, a schema that is not a valid JSON Schema) is left
  *       out with a warning; the server's other tools are used.
  *   <li>Definitions: the description (else the title), the input schema as the parameters (unchanged), the output
@@ -73,6 +73,8 @@ public final class McpToolSource implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(McpToolSource.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
+  /** The library's version (from the resource the build writes), told to servers as the client's version. */
+  private static final String VERSION = readVersion();
 
   private final String serverName;
   private final String prefix;
@@ -111,7 +113,7 @@ public final class McpToolSource implements AutoCloseable {
     this.livenessInterval = b.livenessInterval;
     this.transport = new CancellingTransport(b.transport);
     this.client = McpClient.async(transport)
-        .clientInfo(McpSchema.Implementation.builder("toolcall-lifecycle", "1").build())
+        .clientInfo(McpSchema.Implementation.builder("toolcall-lifecycle", VERSION).build())
         .requestTimeout(b.requestTimeout)
         .initializationTimeout(b.initializationTimeout)
         .progressConsumer(n -> {
@@ -623,6 +625,19 @@ public final class McpToolSource implements AutoCloseable {
   private void failAll(String message) {
     for (InFlight f : List.copyOf(inFlight.values())) {
       f.result.completeExceptionally(new OutcomeUnknownException(message));
+    }
+  }
+
+  private static String readVersion() {
+    try (java.io.InputStream in = McpToolSource.class.getResourceAsStream("/dev/toolcall/toolcall.properties")) {
+      java.util.Properties p = new java.util.Properties();
+      if (in != null) {
+        p.load(in);
+      }
+      String v = p.getProperty("version", "");
+      return v.isBlank() || v.startsWith("${") ? "unknown" : v;
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      return "unknown";
     }
   }
 
