@@ -4,9 +4,11 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -23,7 +25,8 @@ import reactor.core.publisher.Mono;
  * transport's {@link #unmarshalFrom}): each content part it cannot read (a type it does not know, such as
  * {@code "video"}, or a malformed part) is replaced, in its place, by a text part saying what was left out, and the
  * rest is read as usual. A result that still cannot be read becomes an {@link UnreadableResultException} with a
- * message for the model. Everything else is passed through.
+ * message for the model. In the same way, a {@code tools/list} page with a tool it cannot read loses that tool (with
+ * a warning naming it), not the whole list. Everything else is passed through.
  */
 final class CancellingTransport implements McpClientTransport {
   static final String CANCELLED = "notifications/cancelled";
@@ -32,6 +35,8 @@ final class CancellingTransport implements McpClientTransport {
   private final McpClientTransport inner;
   private final Map<Object, Object> requestIds = new ConcurrentHashMap<>();
   private final Map<Object, Boolean> cancelledEarly = new ConcurrentHashMap<>();
+  /** The tools of the last list that could not be read (name and why), so each is warned of once. */
+  private volatile Set<String> unreadableTools = Set.of();
 
   CancellingTransport(McpClientTransport inner) {
     this.inner = inner;
@@ -97,6 +102,9 @@ final class CancellingTransport implements McpClientTransport {
 
   @Override
   public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+    if (McpSchema.ListToolsResult.class.equals(typeRef.getType())) {
+      return toolList(data, typeRef);
+    }
     if (!McpSchema.CallToolResult.class.equals(typeRef.getType())) {
       return inner.unmarshalFrom(data, typeRef);
     }
@@ -127,6 +135,43 @@ final class CancellingTransport implements McpClientTransport {
   }
 
   private static final TypeRef<McpSchema.Content> CONTENT = new TypeRef<>() { };
+  private static final TypeRef<McpSchema.Tool> TOOL = new TypeRef<>() { };
+
+  /**
+   * A {@code tools/list} page; when it cannot be read whole, each tool that cannot be read is left out (with a
+   * warning, once while it stays so) and the others are read.
+   */
+  private <T> T toolList(Object data, TypeRef<T> typeRef) {
+    try {
+      T all = inner.unmarshalFrom(data, typeRef);
+      unreadableTools = Set.of();
+      return all;
+    } catch (RuntimeException whole) {
+      if (!(data instanceof Map<?, ?> page) || !(page.get("tools") instanceof List<?> tools)) {
+        throw whole;
+      }
+      List<Object> kept = new ArrayList<>(tools.size());
+      Set<String> unreadable = new HashSet<>();
+      for (Object tool : tools) {
+        try {
+          inner.unmarshalFrom(tool, TOOL);
+          kept.add(tool);
+        } catch (RuntimeException e) {
+          String name = tool instanceof Map<?, ?> m && m.get("name") instanceof String n ? bounded(n) : "?";
+          String why = name + ": " + e.getMessage();
+          unreadable.add(why);
+          if (!unreadableTools.contains(why)) {
+            log.warn("MCP server tool '{}' left out: this client cannot read its description ({})", name,
+                bounded(String.valueOf(e.getMessage()), 300));
+          }
+        }
+      }
+      unreadableTools = Set.copyOf(unreadable);
+      Map<Object, Object> readable = new LinkedHashMap<>(page);
+      readable.put("tools", kept);
+      return inner.unmarshalFrom(readable, typeRef);
+    }
+  }
 
   /** What the model reads in place of a part that could not be read: its type (and MIME type), never its data. */
   static String leftOut(Object part) {
@@ -136,9 +181,13 @@ final class CancellingTransport implements McpClientTransport {
         + " was left out: this client cannot read it]";
   }
 
-  /** Server text in a note for the model, kept short. */
+  /** Server text in a note for the model or a log line, kept short. */
   private static String bounded(String s) {
-    return s.length() <= 64 ? s : s.substring(0, Character.isHighSurrogate(s.charAt(63)) ? 63 : 64) + "…";
+    return bounded(s, 64);
+  }
+
+  private static String bounded(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max) + "…";
   }
 
   /**

@@ -343,6 +343,21 @@ class McpAdapterTest {
   }
 
   /**
+   * A listed tool the SDK cannot read at all (its input schema is a string) is left out with a warning; the server's
+   * other tools attach and run. Before, the whole list could not be read, so the connection failed.
+   */
+  @Test
+  void aToolTheSdkCannotReadIsLeftOutAndTheRestAttach() {
+    Logs.expect(McpToolSource.class);
+    Logs.expect(CancellingTransport.class);
+    start(McpToolSource.builder("srv", serverTransport("--unreadable-tool")).trustReadOnlyHints(true));
+    assertThat(runtime.registry().names()).contains("srv.echo").doesNotContain("srv.odd");
+    assertThat(run("e1", "srv.echo", "{\"text\":\"hi\"}").outcome().messageForModel()).isEqualTo("echo: hi");
+    assertThat(Logs.of(CancellingTransport.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("'odd'").contains("left out"));
+  }
+
+  /**
    * A list change that adds a tool with an invalid schema applies the rest of the change: a removed tool goes, its
    * call waiting for permission is denied for the model, the other added tool comes, and the adapter's view of its
    * tools is the runtime's. Before, the whole change was dropped.

@@ -56,6 +56,7 @@ public final class TestMcpServer {
 
   /**
    * Starts the server. {@code --bad-schema} adds a tool whose input schema is not a valid JSON Schema;
+   * {@code --unreadable-tool} a tool the SDK's client cannot read (its input schema is a string);
    * {@code --long-names} adds two tools of 128-character names.
    */
   public static void main(String[] args) throws IOException {
@@ -98,6 +99,9 @@ public final class TestMcpServer {
     List<String> flags = List.of(args);
     if (flags.contains("--bad-schema")) {
       specs.add(badSchema("bad_schema"));
+    }
+    if (flags.contains("--unreadable-tool")) {
+      specs.add(tool("odd", RawContent.UNREADABLE_TOOL, readOnly(), (ex, req) -> text("odd")));
     }
     if (flags.contains("--long-names")) {
       specs.add(tool(LONG_NAME, "A long name", readOnly(), (ex, req) -> text("long: " + req.name())));
@@ -250,13 +254,15 @@ public final class TestMcpServer {
   /**
    * The server's stdout, line by line (one JSON-RPC message a line): a text part {@link #VIDEO} becomes a
    * {@code video} part, {@link #BAD_RESOURCE} an embedded resource with neither text nor blob, and the input schema
-   * of a listed tool described {@link #BAD_SCHEMA} is broken.
+   * of a listed tool described {@link #BAD_SCHEMA} is broken, and that of one described {@link #UNREADABLE_TOOL}
+   * becomes a string.
    */
   static final class RawContent extends OutputStream {
     static final String VIDEO = "@@video@@";
     static final String BAD_RESOURCE = "@@bad-resource@@";
     static final String NOT_A_RESULT = "@@not-a-result@@";
     static final String BAD_SCHEMA = "@@bad-schema@@";
+    static final String UNREADABLE_TOOL = "@@unreadable-tool@@";
     private final OutputStream out;
     private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
 
@@ -286,7 +292,8 @@ public final class TestMcpServer {
     }
 
     private static String rewrite(String l) {
-      if (!l.contains(VIDEO) && !l.contains(BAD_RESOURCE) && !l.contains(NOT_A_RESULT) && !l.contains(BAD_SCHEMA)) {
+      if (!l.contains(VIDEO) && !l.contains(BAD_RESOURCE) && !l.contains(NOT_A_RESULT) && !l.contains(BAD_SCHEMA)
+          && !l.contains(UNREADABLE_TOOL)) {
         return l;
       }
       try {
@@ -295,6 +302,8 @@ public final class TestMcpServer {
           if (tool.path("description").asText("").equals(BAD_SCHEMA)) {
             ((com.fasterxml.jackson.databind.node.ObjectNode) tool.path("inputSchema").path("properties").path("a"))
                 .put("type", "nonsense");
+          } else if (tool.path("description").asText("").equals(UNREADABLE_TOOL)) {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tool).put("inputSchema", "not a schema");
           }
         }
         if (l.contains(NOT_A_RESULT)) {
