@@ -177,8 +177,8 @@ final class CancellingTransport implements McpClientTransport {
   static String leftOut(Object part) {
     String type = part instanceof Map<?, ?> m && m.get("type") instanceof String t ? "'" + bounded(t) + "'" : null;
     String mime = part instanceof Map<?, ?> m && m.get("mimeType") instanceof String t ? bounded(t) : null;
-    return "[a part" + (type == null ? " of no known type" : " of type " + type) + (mime == null ? "" : " (" + mime + ")")
-        + " was left out: this client cannot read it]";
+    return "[a part" + (type == null ? " of no known type" : " of type " + type)
+        + (mime == null ? "" : " (" + mime + ")") + " was left out: this client cannot read it]";
   }
 
   /** Server text in a note for the model or a log line, kept short. */

@@ -92,7 +92,8 @@ public final class McpToolSource implements AutoCloseable {
   private final Disposable liveness;
   private volatile String disconnected; // why, once the server is gone
   private volatile boolean closed;
-  private LinkedHashMap<String, Entry> current = new LinkedHashMap<>(); // written under applying and lock; by server name
+  /** The server's tools this source uses, by server tool name; written under applying and lock, read under lock. */
+  private LinkedHashMap<String, Entry> current = new LinkedHashMap<>();
   private ToolCallRuntime attached; // written under applying and lock
   /** Server tools left out for a reason that stays until the server changes them; guarded by applying. */
   private Map<String, McpSchema.Tool> rejected = Map.of();
@@ -276,24 +277,34 @@ public final class McpToolSource implements AutoCloseable {
         reject(nowRejected, spec, e.getMessage());
       }
     }
-    for (Entry e : invalidSchemas(fresh)) {
-      next.remove(e.spec.name());
-      reject(nowRejected, e.spec, schemaProblem(e.tool));
+    for (Map.Entry<Entry, String> invalid : invalidSchemas(fresh).entrySet()) {
+      next.remove(invalid.getKey().spec.name());
+      reject(nowRejected, invalid.getKey().spec, invalid.getValue());
     }
     rejected = nowRejected;
     return next;
   }
 
-  /** The entries among {@code fresh} whose schemas do not compile (all compiled at once when none fails). */
-  private static List<Entry> invalidSchemas(List<Entry> fresh) {
+  /**
+   * The entries among {@code fresh} whose schemas do not compile, with what is wrong (all are compiled at once, and
+   * only when that fails one by one).
+   */
+  private static Map<Entry, String> invalidSchemas(List<Entry> fresh) {
     if (fresh.isEmpty()) {
-      return List.of();
+      return Map.of();
     }
     try {
       ToolRegistry.of(fresh.stream().map(Entry::tool).toList());
-      return List.of();
+      return Map.of();
     } catch (IllegalArgumentException some) {
-      return fresh.stream().filter(e -> schemaProblem(e.tool) != null).toList();
+      Map<Entry, String> invalid = new LinkedHashMap<>();
+      for (Entry e : fresh) {
+        String problem = schemaProblem(e.tool);
+        if (problem != null) {
+          invalid.put(e, problem);
+        }
+      }
+      return invalid;
     }
   }
 

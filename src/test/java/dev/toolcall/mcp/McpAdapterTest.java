@@ -304,6 +304,9 @@ class McpAdapterTest {
   @Test
   void aListChangeNeverReplacesNorRemovesAToolTheSourceDidNotAdd() throws Exception {
     Logs.expect(McpToolSource.class);
+    // the server announces each of its steps; a change still being listed when the test closes the source is logged
+    // by the SDK as its session ending
+    Logs.expect("io.modelcontextprotocol.spec.McpClientSession");
     source = McpToolSource.builder("srv", serverTransport()).prefix("").trustReadOnlyHints(true).connect();
     Tool own = Tool.of(ToolDefinition.builder("added.tool").description("the runtime's own").requiresApproval(false)
         .build(), inv -> dev.toolcall.tool.ToolResult.of("the runtime's own added.tool"));
@@ -365,6 +368,9 @@ class McpAdapterTest {
   @Test
   void aListChangeWithAnInvalidSchemaAppliesTheRest() throws Exception {
     Logs.expect(McpToolSource.class);
+    // the server announces each of its steps; a change still being listed when the test closes the source is logged
+    // by the SDK as its session ending
+    Logs.expect("io.modelcontextprotocol.spec.McpClientSession");
     start(McpToolSource.builder("srv", serverTransport()).trustReadOnlyHints(true));
     Batch waiting = runtime.schedule("s", List.of(CallRequest.of("d1", "srv.drop_db", "{}")));
     awaitEvent(e -> e instanceof ToolCallEvent.StateChanged s && s.callId().equals("d1")
