@@ -51,7 +51,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * does, never another session's call of the same id), else the {@code invoke_agent} span of the turn whose
  * conversation the call belongs to, else the context current on the thread that scheduled it.
  * {@code gen_ai.tool.name} is the registered tool's name (an alias the model used is resolved), or for a tool the
- * runtime does not know, the name the model sent. The tool's body
+ * runtime does not know, the name the model sent (cut to 128 characters). The tool's body
  * runs with the call's span as the current context (on whatever executor), so the tool's own spans nest under it.
  * Span events: the permission was asked; decided (by whom, and the wait); a retry (attempt, delay, failure); a
  * cancellation (its cause). Status ERROR only for FAILED, with {@code error.type}; a denial or a cancellation sets
@@ -72,6 +72,8 @@ public final class ToolCallTelemetry implements Instrumentation {
   static final String SCOPE = "dev.toolcall";
   /** What metric attributes carry in place of a tool name the runtime does not know (the model made it up). */
   static final String OTHER_TOOL = "_OTHER";
+  /** The longest tool name a registry takes; a name the model made up is cut to it on spans. */
+  static final int MAX_NAME = 128;
   /** The GenAI semantic conventions' bucket advice for {@code gen_ai.*.duration} histograms, in seconds. */
   static final List<Double> DURATION_BUCKETS = List.of(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
       10.24, 20.48, 40.96, 81.92);
@@ -273,9 +275,11 @@ public final class ToolCallTelemetry implements Instrumentation {
   }
 
   private void created(ToolCallSnapshot s) {
-    String tool = s.toolName(); // the registered name (an alias the model used is resolved), else as the model sent it
     ToolCallRuntime rt = runtime;
-    Optional<dev.toolcall.tool.Tool> registered = rt == null ? Optional.empty() : rt.registry().find(tool);
+    Optional<dev.toolcall.tool.Tool> registered = rt == null ? Optional.empty() : rt.registry().find(s.toolName());
+    // the registered name (an alias the model used is resolved), else as the model sent it, cut to the 128
+    // characters a real tool name may have
+    String tool = registered.isPresent() ? s.toolName() : cut(s.toolName(), MAX_NAME);
     String metricTool = registered.isPresent() ? tool : OTHER_TOOL;
     var b = tracer.spanBuilder("execute_tool " + tool).setSpanKind(SpanKind.INTERNAL)
         .setParent(parentOf(s)).setStartTimestamp(s.timestamp())

@@ -423,7 +423,7 @@ class ToolCallTelemetryTest {
 
   /**
    * Metric attributes name only tools the runtime has: a name the model made up is recorded as {@code _OTHER}, so
-   * the model cannot grow the number of series; the span keeps the name the model sent. A tool added after the
+   * the model cannot grow the number of series; the span keeps the name the model sent, cut to 128 characters. A tool added after the
    * runtime was built is known by name. Before, every made-up name became a series of its own.
    */
   @Test
@@ -433,7 +433,13 @@ class ToolCallTelemetryTest {
       runtime.updateTools(r -> r.with(echo("late_tool")));
       runtime.schedule("s", List.of(CallRequest.of("a", "made_up_1", "{}"), CallRequest.of("b", "made_up_2", "{}"),
           CallRequest.of("c", "late_tool", "{}"))).whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      runtime.schedule("s", List.of(CallRequest.of("d", "x".repeat(10_000), "{}"))).whenDone().toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
     }
+    SpanData huge = spans.getFinishedSpanItems().stream().filter(x -> "d".equals(attr(x, "gen_ai.tool.call.id")))
+        .findFirst().orElseThrow();
+    assertThat(attr(huge, "gen_ai.tool.name")).as("a made-up name is cut on spans").isEqualTo("x".repeat(128) + "…");
+    assertThat(huge.getName()).isEqualTo("execute_tool " + "x".repeat(128) + "…");
     for (MetricData md : metrics.collectAllMetrics()) {
       List<String> names = (md.getName().endsWith("duration") || md.getName().endsWith("wait")
           ? md.getHistogramData().getPoints().stream().map(p -> p.getAttributes())
@@ -445,7 +451,7 @@ class ToolCallTelemetryTest {
         .findFirst().orElseThrow();
     assertThat(ended.getLongSumData().getPoints())
         .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("gen_ai.tool.name")), p -> p.getValue())
-        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("_OTHER", 2L),
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("_OTHER", 3L),
             org.assertj.core.groups.Tuple.tuple("late_tool", 1L));
     SpanData made = named(spans.getFinishedSpanItems(), "execute_tool made_up_1");
     assertThat(attr(made, "gen_ai.tool.name")).isEqualTo("made_up_1");
