@@ -2,14 +2,18 @@ package dev.toolcall;
 
 /**
  * Why a call ended {@link ToolCallState#FAILED}. The first four are the model's mistakes, found by validation
- * before any permission is asked and before the tool is entered; the rest happen around or inside the tool.
+ * before any permission is asked and before the tool is entered ({@link #INVALID_ARGUMENTS} also by the tool itself,
+ * through {@link dev.toolcall.tool.ToolException#invalidArguments}); the rest happen around or inside the tool.
  */
 public enum FailureKind {
   /** The model named a tool that is not registered. */
   UNKNOWN_TOOL,
   /** The argument text is not well-formed JSON (or not one of the accepted forms). */
   MALFORMED_ARGUMENTS,
-  /** The arguments are well-formed but fail the tool's JSON Schema. */
+  /**
+   * The arguments are well-formed but fail the tool's JSON Schema, or the tool found them wrong
+   * ({@link dev.toolcall.tool.ToolException#invalidArguments}, {@link dev.toolcall.tool.ToolArguments#as}).
+   */
   INVALID_ARGUMENTS,
   /** The arguments exceed a parsing limit (size, nesting, string or number length). */
   ARGUMENTS_TOO_LARGE,

@@ -15,7 +15,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The tool phase of one {@link Agent} turn: from a response's validated calls to {@code executing_tools} (through
  * {@code awaiting_tool_approval} while a call waits for a decision), the release of the batch's tools, and the end of
- * the batch ({@code processing_tool_results}, or {@code handling_tool_error} when a guard refused every call). Runs on
+ * the batch ({@code processing_tool_results}, or {@code handling_tool_error} when a guard refused every call or no call
+ * got a result and one failed because its arguments were wrong). Runs on
  * the threads that complete the batch's stages; every change of the conversation holds the agent's lock.
  */
 final class ToolPhase {
@@ -76,6 +77,25 @@ final class ToolPhase {
       }
     }
     return null;
+  }
+
+  /**
+   * The first call that failed as {@link dev.toolcall.FailureKind#INVALID_ARGUMENTS} when no call of the batch has a
+   * result (every call was refused, denied, cancelled or failed, at least one because its arguments were wrong:
+   * schema validation or its tool said so); else null.
+   */
+  private static CallResult onlyInvalidArguments(List<CallResult> results) {
+    CallResult first = null;
+    for (CallResult r : results) {
+      if (r.snapshot().outcome() instanceof Outcome.Completed) {
+        return null;
+      }
+      if (first == null && r.snapshot().outcome() instanceof Outcome.Failed f
+          && f.kind() == dev.toolcall.FailureKind.INVALID_ARGUMENTS) {
+        first = r;
+      }
+    }
+    return first;
   }
 
   /** Whether no call of {@code batch} is left to run: each was denied, cancelled, refused or failed validation. */
@@ -179,19 +199,30 @@ final class ToolPhase {
         return;
       }
     }
+    CallResult invalid = onlyInvalidArguments(results);
     boolean won;
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
       }
-      won = agent.conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
-          ConversationReasons.TOOLS_DONE).won();
+      won = invalid != null
+          ? agent.conversation.toolError(ConversationState.EXECUTING_TOOLS, invalid.toolName(),
+              invalid.messageForModel()).won()
+          : agent.conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
+              ConversationReasons.TOOLS_DONE).won();
       if (won) {
         agent.closeOut(t);
       }
     }
     if (!won) {
       agent.stoppedOutside(t);
+      return;
+    }
+    if (invalid != null) { // seed 03's invalid tool calls, found by their tools: the errors go to the model
+      if (agent.step(t, ConversationState.HANDLING_TOOL_ERROR, ConversationState.GENERATING_RESPONSE,
+          ConversationReasons.CONTINUING)) {
+        agent.continueOrStop(t);
+      }
       return;
     }
     for (CallResult r : results) {

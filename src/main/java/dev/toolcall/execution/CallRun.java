@@ -468,12 +468,12 @@ final class CallRun implements Runnable, Permits.Waiter {
     flushOutput();
     if (t instanceof dev.toolcall.tool.OutcomeUnknownException) {
       failRun(FailureKind.OUTCOME_UNKNOWN, messageOf(t));
-    } else if (t instanceof ToolException) {
+    } else if (t instanceof ToolException te) {
       String msg = messageOf(t);
       if (t instanceof TransientToolException && a.number > 1) {
         msg = msg + " (gave up after " + a.number + " attempts)";
       }
-      failRun(FailureKind.TOOL_ERROR, msg);
+      failRun(te.kind(), msg); // TOOL_ERROR, or INVALID_ARGUMENTS: the tool found the model's arguments wrong
     } else if (t instanceof InterruptedException) {
       failRun(FailureKind.TOOL_ERROR, "The tool was interrupted.");
     } else if (t instanceof Error) {
