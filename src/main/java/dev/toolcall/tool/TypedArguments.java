@@ -25,8 +25,8 @@ final class TypedArguments {
     try {
       return mapper.treeToValue(node, type);
     } catch (UnrecognizedPropertyException e) {
-      throw ToolException.invalidArguments("The arguments have a property this tool does not take: '" + e.getPropertyName()
-          + "'" + where(e) + ". Known properties: " + e.getKnownPropertyIds() + ".", e);
+      throw ToolException.invalidArguments("The arguments have a property this tool does not take: '"
+          + e.getPropertyName() + "'" + where(e) + ". Known properties: " + e.getKnownPropertyIds() + ".", e);
     } catch (MismatchedInputException e) {
       throw ToolException.invalidArguments("The arguments do not fit this tool's parameters" + where(e) + ": expected "
           + describe(e.getTargetType()) + ".", e);
