@@ -29,7 +29,11 @@ public enum FailureKind {
   EXECUTOR_REJECTED,
   /** A per-turn limit (calls in total, calls per tool, loop detection) stopped the call. */
   LIMIT_EXCEEDED,
-  /** The same call id was scheduled twice in one batch; the duplicate fails, the original goes on. */
+  /**
+   * The call's id cannot identify it: the model sent it blank, used it twice in one response or batch, or reused the
+   * id of an earlier call of the session. It is not run and gets an id of its own ({@code <id>#n}, see
+   * {@link dev.toolcall.execution.ToolScheduler#refuse}); the original, if any, goes on.
+   */
   DUPLICATE_CALL,
   /**
    * The call was running when its process or its remote server stopped and its tool is not idempotent: it may or may
