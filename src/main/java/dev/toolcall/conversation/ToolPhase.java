@@ -28,19 +28,24 @@ final class ToolPhase {
 
   /**
    * The tool phase of a response whose calls are validated and being authorized: {@code executing_tools} at once
-   * when no call waits for a decision, else {@code awaiting_tool_approval} until none does. The calls' tools start
-   * only after {@code executing_tools} has been published (the batch is held until then).
+   * when no call waits for a decision and one can run, else {@code awaiting_tool_approval} until none waits (and
+   * straight on to {@code generating_response} when every call was denied at once, by a rule or read-only mode). The
+   * calls' tools start only after {@code executing_tools} has been published (the batch is held until then).
    */
   void toolPhase(Turn t, StreamedCalls.Streamed st, Batch batch) {
     CompletableFuture<Void> authorized = st.batch.whenAuthorized().toCompletableFuture();
     boolean waiting;
+    boolean noneRuns;
     boolean won;
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
       }
       waiting = !authorized.isDone();
-      won = waiting
+      // decided at once and nothing left to run: a policy rule or read-only mode denied every call (they went
+      // through permission_pending), so the conversation takes the denial edge, never executing_tools
+      noneRuns = !waiting && noneRuns(batch);
+      won = waiting || noneRuns
           ? agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE,
               ConversationState.AWAITING_TOOL_APPROVAL,
               ConversationReasons.APPROVAL_REQUIRED).won()
@@ -49,6 +54,9 @@ final class ToolPhase {
     }
     if (!won) {
       agent.stoppedOutside(t);
+    } else if (noneRuns) { // seed 03: awaiting_tool_approval -> generating_response (every call denied)
+      st.hold.complete(null);
+      batch.whenDone().whenComplete((r, f) -> agent.guarded(t, () -> onAllDenied(t)));
     } else if (!waiting) {
       runTools(t, st, batch);
     } else {
