@@ -44,7 +44,8 @@ final class StreamedCalls {
         }
         if (st == null) {
           st = new Streamed(t.requested.size());
-          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold);
+          st.retries = new ToolRetryWatch(agent, t);
+          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold, st.retries);
           t.stream = st;
         }
         refusal = refusedBeforeScheduling(s.callId(), s.toolName(), st);
@@ -302,6 +303,8 @@ final class StreamedCalls {
    */
   static final class Streamed {
     final CompletableFuture<Void> hold = new CompletableFuture<>();
+    /** Shows the batch's tool retries on the conversation once its tools may start. */
+    ToolRetryWatch retries;
     /** How many requests of the turn the guards had seen before this response. */
     final int requestedMark;
     final List<Announced> announced = new ArrayList<>();

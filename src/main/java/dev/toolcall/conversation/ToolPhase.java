@@ -6,10 +6,8 @@ import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.tool.Tool;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -144,11 +142,8 @@ final class ToolPhase {
    * the batch waits out a retry backoff the conversation shows transient_failure ({@link ToolRetryWatch}).
    */
   void runTools(Turn t, StreamedCalls.Streamed st, Batch batch) {
-    Set<String> ids = new HashSet<>();
-    for (ToolCall c : batch.calls()) {
-      ids.add(c.callId());
-    }
-    ToolRetryWatch retries = new ToolRetryWatch(agent, t, ids).start();
+    ToolRetryWatch retries = st.retries;
+    retries.start();
     st.hold.complete(null);
     batch.whenDone().whenComplete((results, e) -> {
       retries.stop();

@@ -265,9 +265,22 @@ public final class ToolScheduler implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter) {
+    return openBatch(sessionId, runAfter, RetryListener.NONE);
+  }
+
+  /**
+   * {@link #openBatch(String, CompletionStage)} whose calls' retries are reported to {@code retries}, synchronously on
+   * the scheduler's threads (see {@link RetryListener} for the order).
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter, RetryListener retries) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(runAfter, "runAfter");
-    return new OpenBatchImpl(this, sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+    Objects.requireNonNull(retries, "retries");
+    OpenBatchImpl b = new OpenBatchImpl(this, sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+    b.batch.retries = retries;
+    return b;
   }
 
   /**
