@@ -293,6 +293,26 @@ class LangChain4jAdapterTest {
     assertThat(r.text()).isEqualTo("Read.");
   }
 
+  /**
+   * Arguments LangChain4j's executor cannot bind ({@code ToolArgumentsException}) are the model's mistake: the call
+   * fails as INVALID_ARGUMENTS (which never ends an agent's turn), not as a tool error.
+   */
+  @Test
+  void argumentsTheExecutorCannotBindAreInvalidArguments() throws Exception {
+    dev.toolcall.tool.Tool lookup = LangChain4jTools.tool(ToolSpecification.builder().name("lookup")
+        .description("looks up").build(), (request, memoryId) -> {
+          throw new dev.langchain4j.exception.ToolArgumentsException("id must be an integer");
+        }, b -> b.requiresApproval(false));
+    try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(lookup).build()) {
+      dev.toolcall.execution.CallResult r = rt.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1",
+          "lookup", "{}"))).whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS).get(0);
+      assertThat(r.outcome()).isInstanceOfSatisfying(dev.toolcall.Outcome.Failed.class, f -> {
+        assertThat(f.kind()).isEqualTo(dev.toolcall.FailureKind.INVALID_ARGUMENTS);
+        assertThat(f.message()).contains("do not fit the tool").contains("id must be an integer");
+      });
+    }
+  }
+
   /** A handle that records its cancel. */
   static final class RecordingHandle implements dev.langchain4j.model.chat.response.StreamingHandle {
     final CountDownLatch cancelled = new CountDownLatch(1);
