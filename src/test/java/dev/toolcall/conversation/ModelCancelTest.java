@@ -65,10 +65,10 @@ class ModelCancelTest {
     CountDownLatch asked = new CountDownLatch(1);
     CountDownLatch cancelled = new CountDownLatch(1);
     CompletableFuture<Void> source = new CompletableFuture<>();
-    @SuppressWarnings("unchecked")
-    Consumer<? super ModelDelta>[] sink = new Consumer[1];
+    java.util.concurrent.atomic.AtomicReference<Consumer<? super ModelDelta>> sink =
+        new java.util.concurrent.atomic.AtomicReference<>();
     ModelClient model = ModelClient.streaming((request, s) -> {
-      sink[0] = s;
+      sink.set(s);
       source.whenComplete((v, e) -> {
         if (e instanceof CancellationException) {
           cancelled.countDown();
@@ -85,7 +85,7 @@ class ModelCancelTest {
     agent.abort();
     assertThat(turn.get(10, TimeUnit.SECONDS).ending()).isEqualTo(TurnResult.Ending.ABORTED);
     assertThat(cancelled.await(10, TimeUnit.SECONDS)).as("the source's stage was cancelled").isTrue();
-    sink[0].accept(new ModelDelta.Text(" more"));
+    sink.get().accept(new ModelDelta.Text(" more"));
     assertThat(seen).containsExactly(new ModelDelta.Text("Thinking"));
   }
 
