@@ -8,8 +8,8 @@ import dev.toolcall.ToolCall;
  * show them in order with the attempts (a conversation going {@code executing_tools -> transient_failure} and back).
  * Given to {@link ToolScheduler#openBatch(String, java.util.concurrent.CompletionStage, RetryListener)}.
  *
- * <p>Ordering: {@link #retryScheduled} runs after the call's {@code RetryScheduled} change took effect (and its event
- * was handed to the bus) and before the backoff starts; {@link #retryStarting} runs when the backoff has elapsed and
+ * <p>Ordering: {@link #retryScheduled} runs after the call's {@code RetryScheduled} change took effect and before
+ * the backoff starts; {@link #retryStarting} runs when the backoff has elapsed and
  * before the attempt is handed to the executor, so whatever it publishes is published before the retried attempt
  * starts. For one call the two alternate, once per retry; a call cancelled during its backoff gets no
  * {@code retryStarting} (watch {@link ToolCall#whenTerminal()}). Both run on scheduler threads (the tool's thread, the
