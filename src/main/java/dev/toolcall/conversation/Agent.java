@@ -295,8 +295,9 @@ public final class Agent {
    * Aborts the turn under way, if any: the conversation goes back to {@code idle}
    * ({@link ConversationReasons#ABORTED}), every tool call of the turn that has not ended is cancelled (last first),
    * each call of the latest response gets its result message (a cancellation when it had not ended), and the turn's
-   * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model response that arrives later
-   * is ignored. Does nothing when no turn is under way.
+   * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model request in flight is
+   * cancelled through its stage (see {@link ModelClient}'s cancellation), so a client that honours it stops spending
+   * tokens; a response that arrives anyway is ignored. Does nothing when no turn is under way.
    */
   public void abort() {
     Turn t;
@@ -572,7 +573,24 @@ public final class Agent {
     } catch (RuntimeException | Error e) { // a model client that throws an Error too ends the turn, never hangs it
       stage = CompletableFuture.failedFuture(ModelException.from(e));
     }
+    boolean live;
+    synchronized (lock) {
+      live = live(t);
+      if (live) {
+        t.modelRequest = stage;
+      }
+    }
+    if (!live) { // the turn ended while the request was being sent: it is not wanted
+      ModelClients.cancel(stage);
+      return;
+    }
+    CompletionStage<ModelResponse> sent = stage;
     stage.whenComplete((response, e) -> guarded(t, () -> {
+      synchronized (lock) {
+        if (t.modelRequest == sent) {
+          t.modelRequest = null;
+        }
+      }
       if (e != null) {
         streams.dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.from(e));
@@ -704,7 +722,20 @@ public final class Agent {
     }
     if (result != null) {
       log.debug("conversation {} turn ended: {}", conversation.id(), ending);
+      cancelModelRequest(t);
       t.result.complete(result);
+    }
+  }
+
+  /** Cancels the model request of ended turn {@code t}, if one is in flight: its tokens are not spent for nothing. */
+  void cancelModelRequest(Turn t) {
+    CompletionStage<ModelResponse> r;
+    synchronized (lock) {
+      r = t.modelRequest;
+      t.modelRequest = null;
+    }
+    if (r != null) {
+      ModelClients.cancel(r);
     }
   }
 
@@ -800,8 +831,9 @@ public final class Agent {
     return old;
   }
 
-  static void complete(Turn superseded) {
+  void complete(Turn superseded) {
     if (superseded != null && superseded.superseded != null) {
+      cancelModelRequest(superseded);
       superseded.result.complete(superseded.superseded);
     }
   }

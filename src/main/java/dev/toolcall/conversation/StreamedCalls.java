@@ -44,7 +44,8 @@ final class StreamedCalls {
         }
         if (st == null) {
           st = new Streamed(t.requested.size());
-          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold);
+          st.retries = new ToolRetryWatch(agent, t);
+          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold, st.retries);
           t.stream = st;
         }
         refusal = refusedBeforeScheduling(s.callId(), s.toolName(), st);
@@ -53,6 +54,7 @@ final class StreamedCalls {
       if (refusal != null) {
         a = new Announced(s.callId(), s.toolName(), null, -1);
         a.refusal = refusal;
+        a.blankName = !s.callId().isBlank() && s.toolName().isBlank();
       } else {
         ToolCall call = agent.parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
             : st.batch.announce(s.callId(), s.toolName(), agent.parentCallId);
@@ -100,6 +102,7 @@ final class StreamedCalls {
       onDelta(t, new ModelDelta.ToolCallArguments(c.id(), c.rawArguments()));
       onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
     }
+    publishRefused(t, calls);
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
@@ -152,6 +155,32 @@ final class StreamedCalls {
       return;
     }
     agent.tools.toolPhase(t, st, batch);
+  }
+
+  /**
+   * Puts each call of the response refused before scheduling (a blank or reused id, no tool name) on the runtime's
+   * bus, failed with its refusal, before the conversation moves on, so a UI shows it like every call
+   * ({@link dev.toolcall.execution.ToolScheduler#refuse}: it gets an id of its own). Each once.
+   */
+  private void publishRefused(Turn t, List<ToolCallRequest> calls) {
+    List<Announced> refused = new java.util.ArrayList<>();
+    List<String> raw = new java.util.ArrayList<>();
+    synchronized (agent.lock) {
+      Streamed st = agent.live(t) ? t.stream : null;
+      for (int i = 0; st != null && i < st.announced.size() && i < calls.size(); i++) {
+        Announced a = st.announced.get(i);
+        if (a.call == null && a.refusal != null && !a.published) {
+          a.published = true;
+          refused.add(a);
+          raw.add(calls.get(i).rawArguments());
+        }
+      }
+    }
+    for (int i = 0; i < refused.size(); i++) {
+      Announced a = refused.get(i);
+      agent.runtime.scheduler().refuse(agent.conversation.id(), agent.parentCallId, a.id, a.name, raw.get(i),
+          a.blankName ? FailureKind.UNKNOWN_TOOL : FailureKind.DUPLICATE_CALL, a.refusal);
+    }
   }
 
   /**
@@ -274,6 +303,8 @@ final class StreamedCalls {
    */
   static final class Streamed {
     final CompletableFuture<Void> hold = new CompletableFuture<>();
+    /** Shows the batch's tool retries on the conversation once its tools may start. */
+    ToolRetryWatch retries;
     /** How many requests of the turn the guards had seen before this response. */
     final int requestedMark;
     final List<Announced> announced = new ArrayList<>();
@@ -302,6 +333,10 @@ final class StreamedCalls {
     final int batchIndex;
     final StringBuilder raw = new StringBuilder();
     String refusal;
+    /** A refusal for a call with an id but no tool name (else the id was blank or reused). */
+    boolean blankName;
+    /** Whether the refused call was put on the bus; guarded by the agent's lock. */
+    boolean published;
 
     Announced(String id, String name, ToolCall call, int batchIndex) {
       this.id = id;

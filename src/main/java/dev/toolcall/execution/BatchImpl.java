@@ -38,6 +38,8 @@ final class BatchImpl implements Batch {
   Thread scheduling;
   CallRun deferredHead; // scheduling thread only: runs ready to begin before the batch was sealed, linked
   CallRun deferredTail; // through CallRun.nextDeferred in the order they became ready
+  /** Told of the calls' retries; set before the first call is announced, then read-only. */
+  RetryListener retries = RetryListener.NONE;
 
   /**
    * @param deferStarts whether runs that become ready on this thread before {@link #seal()} are handed to the

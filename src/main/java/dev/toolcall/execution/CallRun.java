@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.Change;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import dev.toolcall.Reason;
@@ -7,6 +8,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.KnownCalls.Known;
+import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolArguments;
@@ -457,8 +459,13 @@ final class CallRun implements Runnable, Permits.Waiter {
       flushOutput();
       int next = a.number + 1;
       Duration delay = policy.delay(next, sched.random.getAsDouble());
-      if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
-        sched.timer.schedule(() -> attempt(a.tool, a.args, next, false), delay);
+      TransitionResult<ToolCallSnapshot> r = call.scheduleRetry(next, delay, messageOf(t));
+      if (r.won()) {
+        retryHook(() -> batch.retries.retryScheduled(call, (Change.RetryScheduled) r.snapshot().change()));
+        sched.timer.schedule(() -> {
+          retryHook(() -> batch.retries.retryStarting(call, next)); // published before the attempt starts
+          attempt(a.tool, a.args, next, false);
+        }, delay);
         if (sched.closed && !sched.handedOff) {
           call.cancel("the runtime was closed");
         }
@@ -468,12 +475,12 @@ final class CallRun implements Runnable, Permits.Waiter {
     flushOutput();
     if (t instanceof dev.toolcall.tool.OutcomeUnknownException) {
       failRun(FailureKind.OUTCOME_UNKNOWN, messageOf(t));
-    } else if (t instanceof ToolException) {
+    } else if (t instanceof ToolException te) {
       String msg = messageOf(t);
       if (t instanceof TransientToolException && a.number > 1) {
         msg = msg + " (gave up after " + a.number + " attempts)";
       }
-      failRun(FailureKind.TOOL_ERROR, msg);
+      failRun(te.kind(), msg); // TOOL_ERROR, or INVALID_ARGUMENTS: the tool found the model's arguments wrong
     } else if (t instanceof InterruptedException) {
       failRun(FailureKind.TOOL_ERROR, "The tool was interrupted.");
     } else if (t instanceof Error) {
@@ -482,6 +489,18 @@ final class CallRun implements Runnable, Permits.Waiter {
     } else {
       ToolScheduler.log.debug("tool {} failed on call {}", call.toolName(), call.callId(), t);
       failRun(FailureKind.TOOL_ERROR, safeErrorText(t));
+    }
+  }
+
+  /** Runs a {@link RetryListener} method (user code): one that throws is logged and the retry goes on. */
+  private void retryHook(Runnable hook) {
+    if (batch.retries == RetryListener.NONE) {
+      return;
+    }
+    try {
+      hook.run();
+    } catch (RuntimeException | Error e) {
+      ToolScheduler.log.warn("retry listener failed on call {} ({})", call.callId(), call.toolName(), e);
     }
   }
 

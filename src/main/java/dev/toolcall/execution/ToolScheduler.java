@@ -107,6 +107,8 @@ public final class ToolScheduler implements AutoCloseable {
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
   final DeadlineTimer timer;
+  /** The n of the ids given to refused calls ({@link #refuse}); any thread. */
+  private final AtomicLong refused = new AtomicLong();
   final boolean ownsTimer;
   final int maxOutputChars;
   final Duration outputFlushInterval;
@@ -224,8 +226,8 @@ public final class ToolScheduler implements AutoCloseable {
    * published) before this returns. A call id already scheduled in this session returns that call again while it
    * has not ended, and runs nothing twice; an id whose call has ended (among the last 4,096 ids scheduled: the
    * scheduler keeps ids of ended calls, not the calls) and a duplicate id within {@code requests} each get a call of
-   * their own, failed with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not
-   * confused), with a message for the model; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
+   * their own, failed with {@link FailureKind#DUPLICATE_CALL} with a message for the model, published under an id of
+   * its own (see {@link #refuse}), so the original's events are not confused; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
    *
    * @throws NullPointerException if an argument or element is null
    */
@@ -263,9 +265,22 @@ public final class ToolScheduler implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter) {
+    return openBatch(sessionId, runAfter, RetryListener.NONE);
+  }
+
+  /**
+   * {@link #openBatch(String, CompletionStage)} whose calls' retries are reported to {@code retries}, synchronously on
+   * the scheduler's threads (see {@link RetryListener} for the order).
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter, RetryListener retries) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(runAfter, "runAfter");
-    return new OpenBatchImpl(this, sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+    Objects.requireNonNull(retries, "retries");
+    OpenBatchImpl b = new OpenBatchImpl(this, sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+    b.batch.retries = retries;
+    return b;
   }
 
   /**
@@ -277,7 +292,7 @@ public final class ToolScheduler implements AutoCloseable {
 
   /**
    * The id rules of one request of a batch: a duplicate id within the batch ({@code duplicate}) gets its own call,
-   * failed on a private bus; an id already scheduled in the session returns that call (nothing runs twice); a new id
+   * failed and published under an id of its own ({@link #refuse}); an id already scheduled in the session returns that call (nothing runs twice); a new id
    * gets a new PENDING call, whose creation event is published before this returns. With {@code validateNow} the
    * arguments are validated first and the call is created with them; otherwise it is created with the raw text as it
    * stands (a call announced by a stream, validated when its arguments are complete).
@@ -486,13 +501,50 @@ public final class ToolScheduler implements AutoCloseable {
 
 
   ToolCall duplicate(String sessionId, CallRequest req, String message) {
-    ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
-        .arguments(ToolArguments.ofText(req.rawArguments())).clock(clock).ticker(ticker)
-        .eventBus(EventBus.create());
-    ToolCall dup = cb.build();
-    dup.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
-    dup.fail(FailureKind.DUPLICATE_CALL, message);
-    return dup;
+    return refuse(sessionId, req.parentCallId(), req.callId(), req.toolName(), req.rawArguments(),
+        FailureKind.DUPLICATE_CALL, message);
+  }
+
+  /**
+   * Publishes a tool call that will not run because nothing could refer to it: its id is blank or already used (in
+   * this session or this batch), or it names no tool. The call is created on this scheduler's bus and ends FAILED at
+   * once (PENDING, RUNNING for validation, FAILED with {@code kind} and {@code message}, the text the model reads),
+   * so a UI shows it like every call; its tool never runs and the scheduler does not keep it. It gets an id of its
+   * own, the model's id with {@code #n} added ({@code no-id#n} for a blank id; n unique in this scheduler), so that
+   * its events are never mixed with those of the call that has the model's id; a blank tool name is recorded as
+   * {@code unnamed}. Thread-safe.
+   *
+   * @param callId the id the model sent, possibly blank
+   * @param toolName the tool name the model sent, possibly blank
+   * @param rawArguments the argument text the model sent (null reads as empty)
+   * @param parentCallId the enclosing call of a nested call, or null
+   * @return the failed call, its events published
+   * @throws NullPointerException if {@code sessionId}, {@code kind} or {@code message} is null
+   * @throws IllegalArgumentException if {@code kind} is not {@link FailureKind#DUPLICATE_CALL} or
+   *     {@link FailureKind#UNKNOWN_TOOL}, or {@code message} is blank
+   */
+  public ToolCall refuse(String sessionId, String parentCallId, String callId, String toolName, String rawArguments,
+      FailureKind kind, String message) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(message, "message");
+    if (kind != FailureKind.DUPLICATE_CALL && kind != FailureKind.UNKNOWN_TOOL) {
+      throw new IllegalArgumentException("kind must be DUPLICATE_CALL or UNKNOWN_TOOL, was " + kind);
+    }
+    if (message.isBlank()) {
+      throw new IllegalArgumentException("message must not be blank: the model reads it");
+    }
+    String id = (callId == null || callId.isBlank() ? "no-id" : callId) + "#" + refused.incrementAndGet();
+    ToolCall.Builder cb = ToolCall.builder(id, toolName == null || toolName.isBlank() ? "unnamed" : toolName)
+        .sessionId(sessionId).arguments(ToolArguments.ofText(rawArguments == null ? "" : rawArguments))
+        .clock(clock).ticker(ticker).eventBus(bus);
+    if (parentCallId != null && !parentCallId.isBlank()) {
+      cb.parentCallId(parentCallId);
+    }
+    ToolCall call = cb.build();
+    call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
+    call.fail(kind, message);
+    return call;
   }
 
   /** Counters of what the scheduler had to contain. */

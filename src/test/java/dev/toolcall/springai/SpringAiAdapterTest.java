@@ -268,6 +268,32 @@ class SpringAiAdapterTest {
     assertThat(r.calls()).singleElement().satisfies(c -> assertThat(c.messageForModel()).isEqualTo("12"));
   }
 
+  /** An aborted turn disposes the subscription of the streaming request in flight: the provider stops. */
+  @Test
+  void anAbortCancelsTheStreamingRequest() throws Exception {
+    CountDownLatch subscribed = new CountDownLatch(1);
+    CountDownLatch cancelled = new CountDownLatch(1);
+    ChatModel streaming = new ChatModel() {
+      @Override
+      public ChatResponse call(Prompt prompt) {
+        throw new UnsupportedOperationException("streaming only");
+      }
+
+      @Override
+      public reactor.core.publisher.Flux<ChatResponse> stream(Prompt prompt) {
+        return reactor.core.publisher.Flux.concat(reactor.core.publisher.Flux.just(text("Checking ")),
+            reactor.core.publisher.Flux.<ChatResponse>never())
+            .doOnSubscribe(x -> subscribed.countDown()).doOnCancel(cancelled::countDown);
+      }
+    };
+    Agent agent = Agent.builder(SpringAiModels.streamingClient(streaming), runtime).build();
+    java.util.concurrent.CompletableFuture<TurnResult> turn = agent.send("apples?").toCompletableFuture();
+    assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+    agent.abort();
+    assertThat(turn.get(10, TimeUnit.SECONDS).ending()).isEqualTo(TurnResult.Ending.ABORTED);
+    assertThat(cancelled.await(10, TimeUnit.SECONDS)).as("the Flux subscription was cancelled").isTrue();
+  }
+
   @Test
   void providerErrorsEndTheTurnWithTheRightKind() throws Exception {
     ScriptedChatModel model = new ScriptedChatModel(null).then(p -> {
