@@ -43,4 +43,15 @@ public interface CallStore {
   default java.util.Optional<RuntimeSnapshot.Call> read(String sessionId, String callId) {
     return java.util.Optional.empty();
   }
+
+  /**
+   * Implemented by the exceptions of a store that can tell whether writing the same change again may succeed. The
+   * runtime tries a failed write again (backing off) while the store is unreachable, and gives up at once on a
+   * failure that trying again cannot fix: the data cannot be stored (a value the store cannot hold, a constraint),
+   * or the stored row cannot be read. An exception that does not implement this interface is taken as retriable.
+   */
+  interface Failure {
+    /** Whether the same write may succeed later (the store was unreachable, a commit failed, a lock timed out). */
+    boolean retriable();
+  }
 }

@@ -299,9 +299,15 @@ public final class PermissionService implements AutoCloseable {
     Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
         call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
     byId.put(id, p);
-    TransitionResult<ToolCallSnapshot> r = call.transition(ToolCallState.PENDING, s.argumentsVersion(),
-        ToolCallState.PERMISSION_PENDING, new Change.PermissionAsked(id, s.argumentsVersion(), deadline,
-            deadlineTick));
+    TransitionResult<ToolCallSnapshot> r;
+    try {
+      r = call.transition(ToolCallState.PENDING, s.argumentsVersion(), ToolCallState.PERMISSION_PENDING,
+          new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick));
+    } catch (RuntimeException e) { // the call store failed: the request never opened
+      byId.remove(id, p);
+      p.done.set(true);
+      throw e;
+    }
     if (r.lost()) {
       byId.remove(id, p);
       p.done.set(true);
@@ -356,11 +362,9 @@ public final class PermissionService implements AutoCloseable {
     Objects.requireNonNull(definition, "definition");
     Objects.requireNonNull(askedAt, "askedAt");
     ToolCallSnapshot s = call.snapshot();
-    if (s.isTerminal()) {
-      return done(s);
-    }
     if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
-      ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store)
+      ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store, or denied
+      // by the restore at its deadline)
       Change.PermissionAsked asked = lastAsked(s);
       if (asked != null) { // a decision for it here learns what won
         resolved.put(asked.requestId(), DecisionResult.Lost.of(asked.requestId(), left));
@@ -400,17 +404,77 @@ public final class PermissionService implements AutoCloseable {
     }
     long left = p.request.deadlineTick() - ticker.read();
     if (left > 0) {
-      p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(left));
-      if (p.done.get()) {
-        p.cancelTimer();
-      }
+      rearm(p, Duration.ofNanos(left));
       return;
     }
-    TransitionResult<ToolCallSnapshot> r = p.call.deny(DenialSource.TIMEOUT,
-        "It waited " + Durations.format(p.timeout) + " for an answer.");
+    try {
+      timeOut(p);
+    } catch (RuntimeException e) {
+      int failures = p.denyFailures;
+      if (!retriable(e)) {
+        log.error("permission request {} of call {} ({}) is past its deadline, but its store refuses the denial"
+            + " ({}); it is not tried again", p.request.requestId(), p.call.callId(), p.call.toolName(),
+            e.toString());
+        return;
+      }
+      if (failures == 1) {
+        log.warn("permission request {} of call {} ({}) is past its deadline, but its store failed the denial ({});"
+            + " trying again until it lands", p.request.requestId(), p.call.callId(), p.call.toolName(),
+            e.toString());
+      }
+      rearm(p, storeBackoff(failures - 1));
+    }
+  }
+
+  /** Runs {@link #onDeadline} for {@code p} again after {@code delay}, unless it was resolved meanwhile. */
+  private void rearm(Pending p, Duration delay) {
+    p.timer = deadlines.schedule(() -> onDeadline(p), delay);
+    if (p.done.get()) {
+      p.cancelTimer();
+    }
+  }
+
+  /**
+   * Denies {@code p}'s call as a timeout, its deadline having passed, and resolves the request with whatever won
+   * (another decision stored first wins over the denial). The reason says when the denial could not be stored at
+   * the deadline because the store was unreachable.
+   *
+   * @return the call's snapshot afterwards
+   * @throws RuntimeException what the call store threw (nothing changed; {@link Pending#denyFailures} counts it)
+   */
+  private ToolCallSnapshot timeOut(Pending p) {
+    String waited = "It waited " + Durations.format(p.timeout) + " for an answer";
+    TransitionResult<ToolCallSnapshot> r;
+    try {
+      r = p.call.deny(DenialSource.TIMEOUT, p.denyFailures == 0 ? waited + "."
+          : waited + "; its deadline passed while the database was unreachable, so it was denied when the"
+          + " database was back.");
+    } catch (dev.toolcall.StaleCallException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      p.denyFailures++;
+      throw e;
+    }
     if (r.snapshot().state() != ToolCallState.PERMISSION_PENDING) {
       finish(p, r.snapshot());
     }
+    return r.snapshot();
+  }
+
+  /** Whether {@code p}'s deadline has passed on this service's ticker. */
+  private boolean pastDeadline(Pending p) {
+    return p.request.deadlineTick() - ticker.read() <= 0;
+  }
+
+  /** Whether a store failure may go away by itself (see {@link dev.toolcall.CallStore.Failure}). */
+  private static boolean retriable(RuntimeException e) {
+    return !(e instanceof dev.toolcall.StaleCallException)
+        && (!(e instanceof dev.toolcall.CallStore.Failure f) || f.retriable());
+  }
+
+  /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
+  private static Duration storeBackoff(int failures) {
+    return Duration.ofMillis(Math.min(5_000, 100L << Math.min(Math.max(0, failures), 6)));
   }
 
   /**
@@ -548,6 +612,11 @@ public final class PermissionService implements AutoCloseable {
     if (s.state() != ToolCallState.PERMISSION_PENDING) {
       return DecisionResult.Lost.of(requestId, s);
     }
+    if (pastDeadline(p)) { // its denial is due (its timer may be late, or failed on the store): it wins
+      ToolCallSnapshot t = timeOut(p);
+      return t.state() == ToolCallState.PERMISSION_PENDING ? afterLoss(p, t, decision.argumentsVersion())
+          : DecisionResult.Lost.of(requestId, t);
+    }
     int v = decision.argumentsVersion();
     if (v != s.argumentsVersion()) {
       return new DecisionResult.Stale(requestId, v, p.request(s));
@@ -655,19 +724,27 @@ public final class PermissionService implements AutoCloseable {
    * Tells this service that {@code call}, whose request it holds open, was changed by another runtime sharing the
    * call store (the call adopted a version stored there): once the call has left PERMISSION_PENDING, its request is
    * resolved here as if decided here, once (out of the queue, its deadline disarmed, its authorize stage completed
-   * with the version that left PERMISSION_PENDING). Does nothing for a call still waiting, or one whose request this
-   * service does not hold.
+   * with the version that left PERMISSION_PENDING). A call still waiting whose deadline has passed is denied now, as
+   * its timer would (the timer's denial may have failed on the store; the timer keeps trying too). Does nothing for a
+   * call still waiting within its deadline, or one whose request this service does not hold.
    */
   public void settle(ToolCall call) {
     Objects.requireNonNull(call, "call");
     ToolCallSnapshot s = call.snapshot();
-    if (s.state() == ToolCallState.PERMISSION_PENDING) {
-      return;
-    }
     Change.PermissionAsked asked = lastAsked(s);
     Pending p = asked == null ? null : byId.get(asked.requestId());
-    if (p != null && p.call == call) {
+    if (p == null || p.call != call) {
+      return;
+    }
+    if (s.state() != ToolCallState.PERMISSION_PENDING) {
       finish(p, s);
+    } else if (pastDeadline(p)) {
+      try {
+        timeOut(p);
+      } catch (RuntimeException e) { // its timer tries again
+        log.debug("permission request {} is past its deadline; denying it failed: {}", p.request.requestId(),
+            e.toString());
+      }
     }
   }
 
