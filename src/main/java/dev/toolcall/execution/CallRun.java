@@ -304,8 +304,8 @@ final class CallRun implements Runnable, Permits.Waiter {
       flushOutput();
       flushFailures = 0;
     } catch (RuntimeException e) {
-      if (call.isTerminal() || sched.closed) {
-        return;
+      if (call.isTerminal() || sched.closed || e instanceof dev.toolcall.StaleCallException) {
+        return; // ended, or moved on elsewhere: nothing of this call's output is published any more
       }
       if (flushFailures++ == 0) {
         ToolScheduler.log.warn("call {} ({}): its store failed a write of its live output ({}); trying again until"
