@@ -45,13 +45,12 @@ public interface CallStore {
   }
 
   /**
-   * Implemented by the exceptions of a store that can tell whether writing the same change again may succeed. The
-   * runtime tries a failed write again (backing off) while the store is unreachable, and gives up at once on a
-   * failure that trying again cannot fix: the data cannot be stored (a value the store cannot hold, a constraint),
-   * or the stored row cannot be read. An exception that does not implement this interface is taken as retriable.
+   * Whether {@code failure}, thrown by a write of this store, may go away if the write is tried again (the database
+   * was unreachable, a statement timed out). A runtime retries such a write until it lands; a failure that retrying
+   * cannot fix (the store refused the data or a constraint, a row that cannot be right) ends the call FAILED instead,
+   * with a reason for the model. The default says every failure may go away.
    */
-  interface Failure {
-    /** Whether the same write may succeed later (the store was unreachable, a commit failed, a lock timed out). */
-    boolean retriable();
+  default boolean retriable(RuntimeException failure) {
+    return true;
   }
 }

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * Issue 26, items 5 and 8: a call store that is unreachable for a while, or refuses a write for good, never leaves a
  * call unended, never lets an exception out of a tool thread, and never runs a tool of a batch that
  * {@code schedule()} did not admit. A store in memory stands in for the database: it can be "down" (every write
- * fails as an unreachable database's does), down for one call only, or refuse a value for good (a
- * {@link CallStore.Failure} that is not retriable).
+ * fails as an unreachable database's does), down for one call only, or refuse a value for good (a failure
+ * {@link CallStore#retriable} rules out).
  */
 class StoreOutageTest {
 
@@ -90,12 +90,17 @@ class StoreOutageTest {
       return won[0];
     }
 
+    @Override
+    public boolean retriable(RuntimeException failure) {
+      return !(failure instanceof Refused);
+    }
+
     ToolCallSnapshot row(String callId) {
       return rows.get("s/" + callId);
     }
   }
 
-  /** What an unreachable database throws: retriable (it implements no {@link CallStore.Failure}). */
+  /** What an unreachable database throws: retriable. */
   static final class Unreachable extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
@@ -104,17 +109,12 @@ class StoreOutageTest {
     }
   }
 
-  /** A value the store can never hold: trying again cannot help. */
-  static final class Refused extends RuntimeException implements CallStore.Failure {
+  /** A value the store can never hold: trying again cannot help ({@link OutageStore#retriable} says so). */
+  static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     Refused() {
       super("the value cannot be stored (it holds U+0000)");
-    }
-
-    @Override
-    public boolean retriable() {
-      return false;
     }
   }
 
@@ -275,6 +275,38 @@ class StoreOutageTest {
   }
 
   /**
+   * A tool fails transiently while the store is down: the record of its retry cannot be written at once, is written
+   * when the store is back, and the next attempt runs and completes the call (before, the failed write was thrown out
+   * of the run and the call stayed RUNNING for good).
+   */
+  @Test
+  void aRetryWhoseRecordTheStoreFailsRunsWhenTheStoreIsBack() throws Exception {
+    OutageStore store = new OutageStore();
+    AtomicBoolean outage = new AtomicBoolean(true);
+    store.unreachableFor = s -> outage.get() && s.change() instanceof Change.RetryScheduled;
+    AtomicInteger attempts = new AtomicInteger();
+    Tool flaky = Tool.of(ToolDefinition.builder("flaky").requiresApproval(false)
+        .retryPolicy(dev.toolcall.tool.RetryPolicy.exponential(3, Duration.ofMillis(1))).build(), inv -> {
+          if (attempts.incrementAndGet() == 1) {
+            throw new dev.toolcall.tool.TransientToolException("busy, try again");
+          }
+          return ToolResult.of("second time lucky");
+        });
+    ToolCallRuntime r = runtime(store, flaky);
+
+    Batch batch = r.schedule("s", List.of(CallRequest.of("c1", "flaky", "{}")));
+    await("the retry's record was tried during the outage", () -> store.failedOther.get() >= 1);
+    outage.set(false);
+
+    ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, TimeUnit.SECONDS).get(0).snapshot();
+    assertThat(end.outcome()).isEqualTo(new Outcome.Completed("second time lucky"));
+    assertThat(end.attempt()).isEqualTo(2);
+    assertThat(attempts).hasValue(2);
+    assertThat(store.row("c1").state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(escaped).isEmpty();
+  }
+
+  /**
    * The store refuses a tool's result for good (trying again cannot help): the call is not retried for ever but ends
    * FAILED, with a reason the model reads, stored.
    */
@@ -290,10 +322,11 @@ class StoreOutageTest {
         .toCompletableFuture().get(30, TimeUnit.SECONDS);
     ToolCallSnapshot end = results.get(0).snapshot();
     assertThat(end.state()).isEqualTo(ToolCallState.FAILED);
-    assertThat(end.outcome().messageForModel()).contains("could not be stored").contains("U+0000");
+    assertThat(end.outcome().messageForModel()).contains("could not be stored")
+        .as("the store's own words are for the log, not the model").doesNotContain("U+0000");
     assertThat(store.row("c1").state()).isEqualTo(ToolCallState.FAILED);
     assertThat(store.refusals).as("refused once, not tried for ever").hasValue(1);
-    assertThat(Logs.of(ToolScheduler.class)).filteredOn(e -> e.message().contains("cannot store"))
+    assertThat(Logs.of(ToolScheduler.class)).filteredOn(e -> e.message().contains("retrying cannot fix"))
         .hasSize(1);
   }
 }

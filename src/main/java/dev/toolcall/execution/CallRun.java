@@ -282,7 +282,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     try {
       o.flushNow();
     } catch (RuntimeException e) {
-      if (sched.store == null || ToolScheduler.retriable(e) || e instanceof dev.toolcall.StaleCallException) {
+      if (sched.store == null || sched.retriable(e) || e instanceof dev.toolcall.StaleCallException) {
         throw e;
       }
       ToolScheduler.log.warn("call {} ({}): its store cannot store a chunk of its output ({}); the chunk is dropped",
@@ -367,7 +367,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       if (sched.store == null || e instanceof dev.toolcall.StaleCallException) {
         throw e;
       }
-      if (!ToolScheduler.retriable(e)) {
+      if (!sched.retriable(e)) {
         unstorable(e);
         return;
       }
@@ -616,7 +616,7 @@ final class CallRun implements Runnable, Permits.Waiter {
    * store fails because it is unreachable (or a commit failed) is tried again on the timer, backing off from 100 ms to
    * 5 s, until it lands, the call ends otherwise (another runtime, a cancel), or the scheduler closes. So a store
    * outage delays the change, keeping the tool's outcome, and never leaves the call unended for good. A failure that
-   * trying again cannot fix (the store cannot hold the value, see {@link dev.toolcall.CallStore.Failure}) ends the
+   * trying again cannot fix (the store cannot hold the value, see {@link dev.toolcall.CallStore#retriable}) ends the
    * call FAILED instead, with a reason for the model. Without a store the write cannot fail this way and runs once.
    */
   void durably(Runnable write) {
@@ -628,10 +628,10 @@ final class CallRun implements Runnable, Permits.Waiter {
    * reason the model reads, if the store takes that; otherwise it stays at its last stored version, logged.
    */
   void unstorable(RuntimeException e) {
-    ToolScheduler.log.error("call {} ({}): its store cannot store the change ({}); the call ends failed instead",
-        call.callId(), call.toolName(), e.toString());
-    String why = "The call could not be stored (" + messageOf(e) + ")"
-        + (startedHere ? "; the tool ran, but its result was not kept." : "; its tool was not run.");
+    ToolScheduler.log.error("call {} ({}): its store refused the change in a way retrying cannot fix ({}); it ends"
+        + " FAILED instead", call.callId(), call.toolName(), e.toString());
+    String why = startedHere ? UNSTORABLE : "The call could not be stored (the store refused it), so its tool was not"
+        + " run.";
     try {
       failOrCancel(FailureKind.INTERNAL_ERROR, why);
     } catch (RuntimeException again) {
@@ -639,6 +639,10 @@ final class CallRun implements Runnable, Permits.Waiter {
           call.callId(), call.toolName(), again.toString());
     }
   }
+
+  /** The reason the model reads when the outcome of a call whose tool ran could not be stored. */
+  static final String UNSTORABLE = "The tool ran, but its outcome could not be stored (the store refused it), so it"
+      + " is lost. Check the tool's effects before calling it again.";
 
   /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
   static Duration storeBackoff(int failures) {

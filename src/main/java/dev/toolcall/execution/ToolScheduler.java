@@ -275,8 +275,8 @@ public final class ToolScheduler implements AutoCloseable {
 
   /**
    * Runs {@code write}, a change of {@code call} that must not be lost. With a store, a failure that may go away (the
-   * store was unreachable, a commit failed: anything but a {@link dev.toolcall.CallStore.Failure} that is not
-   * retriable) is tried again on the timer, backing off from 100 ms to 5 s, until it lands or the call ends otherwise;
+   * store was unreachable, a commit failed: anything {@link dev.toolcall.CallStore#retriable} does not rule out) is
+   * tried again on the timer, backing off from 100 ms to 5 s, until it lands or the call ends otherwise;
    * one trying again cannot fix goes to {@code refused}. Throws what the write threw without a store, after close, or
    * when another runtime moved the call on ({@link dev.toolcall.StaleCallException}).
    */
@@ -309,9 +309,9 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
-  /** Whether trying a failed store write again may help (see {@link dev.toolcall.CallStore.Failure}). */
-  static boolean retriable(RuntimeException e) {
-    return !(e instanceof dev.toolcall.CallStore.Failure f) || f.retriable();
+  /** Whether trying a store write that failed with {@code e} again may help (see {@link dev.toolcall.CallStore#retriable}). */
+  boolean retriable(RuntimeException e) {
+    return store == null || store.retriable(e);
   }
 
   /**

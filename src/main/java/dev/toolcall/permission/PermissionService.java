@@ -411,8 +411,8 @@ public final class PermissionService implements AutoCloseable {
       timeOut(p);
     } catch (RuntimeException e) {
       int failures = p.denyFailures;
-      if (!retriable(e)) {
-        log.error("permission request {} of call {} ({}) is past its deadline, but its store refuses the denial"
+      if (e instanceof dev.toolcall.StaleCallException) { // moved on by a writer this runtime cannot read back
+        log.error("permission request {} of call {} ({}) is past its deadline, but the call was moved on elsewhere"
             + " ({}); it is not tried again", p.request.requestId(), p.call.callId(), p.call.toolName(),
             e.toString());
         return;
@@ -464,12 +464,6 @@ public final class PermissionService implements AutoCloseable {
   /** Whether {@code p}'s deadline has passed on this service's ticker. */
   private boolean pastDeadline(Pending p) {
     return p.request.deadlineTick() - ticker.read() <= 0;
-  }
-
-  /** Whether a store failure may go away by itself (see {@link dev.toolcall.CallStore.Failure}). */
-  private static boolean retriable(RuntimeException e) {
-    return !(e instanceof dev.toolcall.StaleCallException)
-        && (!(e instanceof dev.toolcall.CallStore.Failure f) || f.retriable());
   }
 
   /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
