@@ -227,7 +227,13 @@ public final class ToolScheduler implements AutoCloseable {
    * their own, failed with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not
    * confused), with a message for the model; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
    *
+   * <p>With a call store the batch is admitted whole or not at all: every call is created (stored) before any is
+   * authorized. If one cannot be created, this throws the store's error, and the calls created already are withdrawn:
+   * none runs its tool, and each ends CANCELLED once the store takes it. Once every call is created, a store failure
+   * later (a permission check it cannot store) ends that call with a reason, written when the store is back.
+   *
    * @throws NullPointerException if an argument or element is null
+   * @throws RuntimeException what the call store threw creating a call (nothing of the batch runs)
    */
   public Batch schedule(String sessionId, List<CallRequest> requests) {
     Objects.requireNonNull(sessionId, "sessionId");

@@ -78,7 +78,10 @@ import org.slf4j.LoggerFactory;
  * {@link Ticker}, never on the wall clock, and compared only by difference ({@code deadlineTick - now}), so a ticker
  * that starts anywhere, near {@link Long#MAX_VALUE} included, gives the right countdown and deadline. They run on a
  * {@link DeadlineTimer}: a task that fires early is re-scheduled for the rest, so no request times out early. A timeout
- * denies the call with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial.
+ * denies the call with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial. A decision that arrives
+ * once the deadline has passed loses to the timeout (which it carries out first). With a call store, a denial the
+ * store fails is tried again, backing off from 100 ms to 5 s, until it lands, and its reason says the database was
+ * unreachable at the deadline.
  *
  * <h2>Close</h2>
  * {@link #close()} cancels the call of every waiting request (never approves it), fails pending
