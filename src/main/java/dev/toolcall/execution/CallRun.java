@@ -236,8 +236,8 @@ final class CallRun implements Runnable, Permits.Waiter {
     Throwable cause = ToolScheduler.unwrap(t);
     if (cause instanceof RejectedExecutionException) {
       sched.counters.rejections.increment();
-      failOrCancel(FailureKind.EXECUTOR_REJECTED,
-          "The tool could not be started: the runtime is overloaded or shutting down.");
+      durably(() -> failOrCancel(FailureKind.EXECUTOR_REJECTED,
+          "The tool could not be started: the runtime is overloaded or shutting down."));
     } else if (call.isTerminal()) {
       return; // ended meanwhile: nothing to do
     } else if (cause instanceof dev.toolcall.StaleCallException) { // another runtime moved it on: not ours to end
@@ -439,8 +439,8 @@ final class CallRun implements Runnable, Permits.Waiter {
     } catch (RejectedExecutionException e) {
       sched.counters.rejections.increment();
       a.timeout.cancel();
-      call.fail(FailureKind.EXECUTOR_REJECTED,
-          "The tool could not be started: the runtime is overloaded or shutting down.");
+      durably(() -> call.fail(FailureKind.EXECUTOR_REJECTED,
+          "The tool could not be started: the runtime is overloaded or shutting down."));
     }
   }
 

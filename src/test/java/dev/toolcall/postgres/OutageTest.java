@@ -216,7 +216,7 @@ class OutageTest {
   }
 
   /**
-   * A tool runs on A (lease 1 s) and finishes while the database is down, longer than the lease: A's end write fails
+   * A tool runs on A (lease 2 s) and finishes while the database is down, longer than the lease: A's end write fails
    * and its lease lapses. When the database is back, B's sweep finds the lapsed lease first (A's renewal and end
    * write are held back until B has swept twice), yet B does not take the call over as a crash: A renews and stores
    * the tool's result, and no "outcome unknown" is ever stored.
@@ -235,13 +235,13 @@ class OutageTest {
         });
     Watched wa = new Watched();
     Watched wb = new Watched();
-    ToolCallRuntime a = runtime("a", dbA, Duration.ofSeconds(1), wa, work);
-    runtime("b", dbB, Duration.ofSeconds(1), wb, work);
+    ToolCallRuntime a = runtime("a", dbA, Duration.ofSeconds(2), wa, work);
+    runtime("b", dbB, Duration.ofSeconds(2), wb, work);
     Batch batch = a.schedule("s", List.of(CallRequest.of("w1", "work", "{}")));
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
 
     down.set(true);
-    await("A's lease lapsed (five renewals failed, 1.3 s) and B swept during the outage",
+    await("A's lease lapsed (five renewals failed: 2.7 s) and B swept during the outage",
         () -> wa.failedRenewals.get() >= 5 && wb.failedRenewals.get() >= 1);
     release.countDown();
     await("A's end write failed", () -> wa.failedEnds.get() >= 1);
