@@ -307,6 +307,36 @@ class StoreOutageTest {
   }
 
   /**
+   * A batch is cancelled while the store is down: no call is left behind (before, the first cancel threw and the calls
+   * before it in the batch were never cancelled); each ends cancelled once the store takes it, and no tool runs.
+   */
+  @Test
+  void aBatchCancelledDuringAnOutageEndsEveryCallWhenTheStoreIsBack() throws Exception {
+    OutageStore store = new OutageStore();
+    AtomicInteger runs = new AtomicInteger();
+    Tool ask = Tool.of(ToolDefinition.builder("ask").build(), inv -> {
+      runs.incrementAndGet();
+      return ToolResult.of("ran");
+    });
+    ToolCallRuntime r = runtime(store, ask);
+    Batch batch = r.schedule("s", List.of(CallRequest.of("c1", "ask", "{}"), CallRequest.of("c2", "ask", "{}"),
+        CallRequest.of("c3", "ask", "{}")));
+    await("all three asked", () -> r.permissions().pending().size() == 3);
+
+    store.down.set(true);
+    batch.cancelAll("the user pressed Esc");
+    await("each cancel was tried during the outage", () -> store.failedEnds.get() >= 3);
+    store.down.set(false);
+
+    List<CallResult> results = batch.whenDone().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertThat(results).extracting(c -> c.snapshot().state()).containsOnly(ToolCallState.CANCELLED);
+    assertThat(List.of("c1", "c2", "c3")).allSatisfy(id ->
+        assertThat(store.row(id).state()).isEqualTo(ToolCallState.CANCELLED));
+    assertThat(runs).hasValue(0);
+    assertThat(r.permissions().pending()).isEmpty();
+  }
+
+  /**
    * The store refuses a tool's result for good (trying again cannot help): the call is not retried for ever but ends
    * FAILED, with a reason the model reads, stored.
    */
