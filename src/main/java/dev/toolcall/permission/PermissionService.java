@@ -332,7 +332,7 @@ public final class PermissionService implements AutoCloseable {
     if (!requestListeners.isEmpty()) {
       requestListeners.opened(p.request);
     }
-    p.timer = deadlines.schedule(() -> onDeadline(p), left);
+    p.timer = deadlines.schedule(() -> onDeadline(p, 0), left);
     p.call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
       queue.remove(p);
@@ -401,13 +401,13 @@ public final class PermissionService implements AutoCloseable {
     return enqueue(p, Duration.ofNanos(left));
   }
 
-  private void onDeadline(Pending p) {
+  private void onDeadline(Pending p, int tries) {
     if (p.done.get()) {
       return;
     }
     long left = p.request.deadlineTick() - ticker.read();
     if (left > 0) {
-      rearm(p, Duration.ofNanos(left));
+      rearm(p, Duration.ofNanos(left), tries);
       return;
     }
     try {
@@ -420,18 +420,21 @@ public final class PermissionService implements AutoCloseable {
             e.toString());
         return;
       }
-      if (failures == 1) {
+      if (tries == 0) {
         log.warn("permission request {} of call {} ({}) is past its deadline, but its store failed the denial ({});"
             + " trying again until it lands", p.request.requestId(), p.call.callId(), p.call.toolName(),
             e.toString());
       }
-      rearm(p, storeBackoff(failures - 1));
+      rearm(p, storeBackoff(failures - 1), tries + 1);
     }
   }
 
-  /** Runs {@link #onDeadline} for {@code p} again after {@code delay}, unless it was resolved meanwhile. */
-  private void rearm(Pending p, Duration delay) {
-    p.timer = deadlines.schedule(() -> onDeadline(p), delay);
+  /**
+   * Runs {@link #onDeadline} for {@code p} again after {@code delay}, unless it was resolved meanwhile; {@code tries}
+   * counts the denials the store failed on this timer.
+   */
+  private void rearm(Pending p, Duration delay, int tries) {
+    p.timer = deadlines.schedule(() -> onDeadline(p, tries), delay);
     if (p.done.get()) {
       p.cancelTimer();
     }

@@ -185,6 +185,10 @@ class OutageTest {
     TwoRuntimesTest.awaitEnded(b, "s", "q1");
     assertThat(audit("q1")).containsExactly("pending", "permission_pending", "permission_denied");
     assertThat(runs.of("q1")).isZero();
+    assertThat(Logs.of(dev.toolcall.permission.PermissionService.class))
+        .as("each runtime's timer says once that it keeps trying, and nothing is logged at ERROR")
+        .allMatch(e -> e.level() == org.slf4j.event.Level.WARN)
+        .filteredOn(e -> e.message().contains("trying again until it lands")).hasSize(2);
   }
 
   /**
