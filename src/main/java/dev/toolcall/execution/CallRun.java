@@ -291,7 +291,10 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
   }
 
-  /** How many periodic output flushes in a row the store failed; the flushing thread only (flushes are serialised). */
+  /**
+   * How many periodic output flushes in a row the store failed; racy (two periodic flushes may overlap), and only the
+   * backoff and the one log line depend on it.
+   */
   private int flushFailures;
 
   /**
