@@ -24,11 +24,21 @@ final class RuntimeRestore {
   private final ToolCallRuntime runtime;
   private final Instant now;
   private final long nowTick;
+  /**
+   * What kept a waiting call's request from being denied at its deadline, for the reason of the denial ("the database
+   * was unreachable"); null for a restore after a restart, where the permission service says the process was down.
+   */
+  private final String deadlinePassedWhile;
 
   RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker) {
+    this(runtime, clock, ticker, null);
+  }
+
+  RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker, String deadlinePassedWhile) {
     this.runtime = runtime;
     this.now = clock.instant();
     this.nowTick = ticker.read();
+    this.deadlinePassedWhile = deadlinePassedWhile;
   }
 
   /**
@@ -157,6 +167,14 @@ final class RuntimeRestore {
     }
     waiting.sort(Comparator.comparingInt(w -> place.get(w.requestId()))); // the queue's order, kept
     for (Waiting w : waiting) {
+      if (deadlinePassedWhile != null && w.call().snapshot().change() instanceof Change.PermissionAsked asked
+          && asked.deadlineTick() - nowTick <= 0) {
+        try { // denied here, saying what happened; the permission service then resolves the request with it
+          w.call().deny(DenialSource.TIMEOUT, "Its deadline passed while " + deadlinePassedWhile + " and nobody had"
+              + " answered, so it was not run.");
+        } catch (RuntimeException e) { // the store failed: the permission service tries (and says) it its own way
+        }
+      }
       try {
         runtime.permissions().resume(w.call(), w.definition(), askedAt.get(w.requestId())).whenComplete((s, t) -> {
           if (t != null) {

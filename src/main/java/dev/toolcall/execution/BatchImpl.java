@@ -252,13 +252,27 @@ final class BatchImpl implements Batch {
       }
       cs = calls();
     }
-    int n = 0;
+    int[] n = {0};
     // last first: cancelling an earlier call opens later calls' turns, so they must already be cancelled
     for (int i = cs.size() - 1; i >= 0; i--) {
-      if (cs.get(i).cancel(reason).won()) {
-        n++;
+      ToolCall c = cs.get(i);
+      if (sched.store == null) {
+        if (c.cancel(reason).won()) {
+          n[0]++;
+        }
+        continue;
+      }
+      try { // a cancel the store fails is tried again until it lands (counted here only if it landed at once)
+        sched.durably(c, () -> {
+          if (c.cancel(reason).won()) {
+            n[0]++;
+          }
+        }, 0, e -> ToolScheduler.log.error("call {} ({}) could not be cancelled: its store refuses the change ({})",
+            c.callId(), c.toolName(), e.toString()));
+      } catch (RuntimeException e) { // closed, or moved on elsewhere: the others are cancelled all the same
+        ToolScheduler.log.warn("call {} ({}) could not be cancelled: {}", c.callId(), c.toolName(), e.toString());
       }
     }
-    return n;
+    return n[0];
   }
 }

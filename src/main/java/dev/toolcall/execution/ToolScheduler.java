@@ -229,20 +229,97 @@ public final class ToolScheduler implements AutoCloseable {
    * their own, failed with {@link FailureKind#DUPLICATE_CALL} with a message for the model, published under an id of
    * its own (see {@link #refuse}), so the original's events are not confused; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
    *
+   * <p>With a call store the batch is admitted whole or not at all: every call is created (stored) before any is
+   * authorized. If one cannot be created, this throws the store's error, and the calls created already are withdrawn:
+   * none runs its tool, and each ends CANCELLED once the store takes it. Once every call is created, a store failure
+   * later (a permission check it cannot store) ends that call with a reason, written when the store is back.
+   *
    * @throws NullPointerException if an argument or element is null
+   * @throws RuntimeException what the call store threw creating a call (nothing of the batch runs)
    */
   public Batch schedule(String sessionId, List<CallRequest> requests) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(requests, "requests");
     List<CallRequest> reqs = List.copyOf(requests);
-    BatchImpl batch = new BatchImpl(this, reqs.size(), true);
     SeenIds seen = new SeenIds(reqs.size());
-    for (CallRequest req : reqs) {
-      Claim c = claim(sessionId, req, !seen.add(req.callId()), true);
+    Claim[] claims = new Claim[reqs.size()];
+    int made = 0;
+    try { // every call is created (and stored) before any is authorized: all of them, or none runs
+      for (CallRequest req : reqs) {
+        claims[made] = claim(sessionId, req, !seen.add(req.callId()), true);
+        made++;
+      }
+    } catch (RuntimeException | Error e) {
+      for (int i = 0; i < made; i++) {
+        if (claims[i].fresh()) {
+          withdraw(claims[i]);
+        }
+      }
+      throw e;
+    }
+    BatchImpl batch = new BatchImpl(this, reqs.size(), true);
+    for (Claim c : claims) {
       admit(c, batch, batch.append(c.call()), null, null);
     }
     batch.seal();
     return batch;
+  }
+
+  /**
+   * Withdraws a call created for a batch that {@link #schedule} then refused (another of its calls could not be
+   * created): it never runs, and ends CANCELLED, written to the store until the store takes it.
+   */
+  private void withdraw(Claim c) {
+    ToolCall call = c.call();
+    call.whenTerminal().thenAccept(s -> c.known().ended(s.state()));
+    try {
+      durably(call, () -> call.cancel("The call was not run: another call of its batch could not be stored, so the"
+          + " whole batch was refused."), 0, e -> log.error("call {} ({}) of a refused batch could not be ended: its"
+          + " store refuses the change ({})", call.callId(), call.toolName(), e.toString()));
+    } catch (RuntimeException e) { // closed meanwhile: the call stays as stored
+      log.warn("call {} ({}) of a refused batch could not be ended: {}", call.callId(), call.toolName(), e.toString());
+    }
+  }
+
+  /**
+   * Runs {@code write}, a change of {@code call} that must not be lost. With a store, a failure that may go away (the
+   * store was unreachable, a commit failed: anything {@link dev.toolcall.CallStore#retriable} does not rule out) is
+   * tried again on the timer, backing off from 100 ms to 5 s, until it lands or the call ends otherwise;
+   * one trying again cannot fix goes to {@code refused}. Throws what the write threw without a store, after close, or
+   * when another runtime moved the call on ({@link dev.toolcall.StaleCallException}).
+   */
+  void durably(ToolCall call, Runnable write, int failures, java.util.function.Consumer<RuntimeException> refused) {
+    if (call.isTerminal()) {
+      return;
+    }
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      if (store == null || closed || e instanceof dev.toolcall.StaleCallException) {
+        throw e;
+      }
+      if (!retriable(e)) {
+        refused.accept(e);
+        return;
+      }
+      if (failures == 0) {
+        log.warn("call {} ({}): its store failed the write ({}); trying again until it lands", call.callId(),
+            call.toolName(), e.toString());
+      }
+      timer.schedule(() -> {
+        try {
+          durably(call, write, failures + 1, refused);
+        } catch (RuntimeException again) { // closed meanwhile, or moved on elsewhere: the call stays as stored
+          log.warn("call {} ({}): gave up writing to its store: {}", call.callId(), call.toolName(),
+              again.toString());
+        }
+      }, CallRun.storeBackoff(failures));
+    }
+  }
+
+  /** Whether trying a store write that failed with {@code e} again may help (see {@link dev.toolcall.CallStore#retriable}). */
+  boolean retriable(RuntimeException e) {
+    return store == null || store.retriable(e);
   }
 
   /**
@@ -424,8 +501,9 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /** The message for the model of a call whose runtime stopped renewing its claim while the tool ran. */
-  static final String LEASE_LOST = "Outcome unknown: the runtime that ran the tool stopped (its claim on the call"
-      + " expired), so it may have partly run. It was not run again; check its effects before calling it again.";
+  static final String LEASE_LOST = "Outcome unknown: the runtime that ran the tool stopped renewing its claim on the"
+      + " call (it stopped, or could not reach the database while the others could), so it may have partly run. It"
+      + " was not run again; check its effects before calling it again.";
 
   /** The call {@code callId} of {@code sessionId} scheduled here, if it has not ended. */
   public Optional<ToolCall> call(String sessionId, String callId) {
