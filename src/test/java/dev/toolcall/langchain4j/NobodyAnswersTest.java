@@ -1,0 +1,77 @@
+package dev.toolcall.langchain4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.ToolCallState;
+import dev.toolcall.event.EventListener;
+import dev.toolcall.event.ToolCallEvent;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.permission.PermissionService;
+import dev.toolcall.testing.Logs;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A permission request that nobody can answer says so, once, when it opens. With {@code LangChain4jTools.tools(bean)}
+ * every tool asks for approval (LangChain4j says nothing about read-only tools); before, with nothing subscribed to
+ * the requests, a turn waited for the 5-minute default deadline and nothing was logged.
+ */
+class NobodyAnswersTest {
+
+  /** Waits until {@code n} calls of {@code runtime} wait for a decision (events, no sleeps). */
+  private static CountDownLatch waitingFor(ToolCallRuntime runtime, int n) {
+    CountDownLatch latch = new CountDownLatch(n);
+    runtime.events().subscribe(EventListener.of(e -> {
+      if (e instanceof ToolCallEvent.StateChanged s && s.to() == ToolCallState.PERMISSION_PENDING) {
+        latch.countDown();
+      }
+    }));
+    return latch;
+  }
+
+  @Test
+  void aRequestThatNothingReadsIsLoggedOnceWhenItOpens() throws Exception {
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder()
+        .tools(LangChain4jTools.tools(new LangChain4jExample.Weather())).build()) {
+      CountDownLatch waiting = waitingFor(runtime, 2);
+      runtime.schedule("s", List.of(CallRequest.of("c1", "temperature", "{\"city\":\"Oslo\"}"),
+          CallRequest.of("c2", "book", "{\"city\":\"Oslo\"}")));
+      assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(Logs.of(PermissionService.class)).singleElement().satisfies(e -> {
+        assertThat(e.level()).isEqualTo(org.slf4j.event.Level.WARN);
+        assertThat(e.message()).contains("tool 'temperature'", "nothing reads this runtime's permission requests",
+            "PT5M", "onRequest", "requiresApproval(false)");
+      });
+    }
+  }
+
+  @Test
+  void aRuntimeWhoseRequestsAreReadLogsNothing() throws Exception {
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder()
+        .tools(LangChain4jTools.tools(new LangChain4jExample.Weather())).build()) {
+      assertThat(runtime.permissions().pending()).isEmpty(); // a UI that polls the queue
+      CountDownLatch waiting = waitingFor(runtime, 1);
+      runtime.schedule("s", List.of(CallRequest.of("c1", "book", "{\"city\":\"Oslo\"}")));
+      assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(Logs.of(PermissionService.class)).isEmpty();
+    }
+  }
+
+  /** The README's way out: tools marked read-only and free of approval never open a request. */
+  @Test
+  void toolsMarkedReadOnlyAndFreeOfApprovalRunWithoutAsking() throws Exception {
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder()
+        .tools(LangChain4jTools.tools(new LangChain4jExample.Weather(),
+            (name, tool) -> tool.readOnly(name.equals("temperature")).requiresApproval(!name.equals("temperature"))))
+        .build()) {
+      var results = runtime.schedule("s", List.of(CallRequest.of("c1", "temperature", "{\"city\":\"Oslo\"}")))
+          .whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(results).singleElement().satisfies(r -> assertThat(r.messageForModel()).isEqualTo("-3.5"));
+      assertThat(Logs.of(PermissionService.class)).isEmpty();
+    }
+  }
+}
