@@ -312,7 +312,7 @@ public final class PermissionService implements AutoCloseable {
     }
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
-    unread.opened(p.request, timeout);
+    unread.opened(p.request, timeout, deadlines, () -> byId.get(id) == p);
     return enqueue(p, timeout);
   }
 
