@@ -88,5 +88,11 @@ class NobodyAnswersTest {
       assertThat(results).singleElement().satisfies(r -> assertThat(r.messageForModel()).isEqualTo("-3.5"));
       assertThat(Logs.of(PermissionService.class)).isEmpty();
     }
+    String shown = "LangChain4jTools.tools(bean, (name, tool) -> tool.readOnly(name.equals(\"temperature\"))"
+        + ".requiresApproval(!name.equals(\"temperature\")))";
+    for (String doc : List.of("README.md", "docs/integrations.md")) {
+      assertThat(java.nio.file.Files.readString(java.nio.file.Path.of(doc))).as("%s shows this way", doc)
+          .contains(shown);
+    }
   }
 }
