@@ -51,8 +51,8 @@ public final class Main {
   }
 
   /**
-   * A model as Spring AI 1.1's provider models are: it asks to deploy to the environment the user named, then answers
-   * what the tool said; with a manager and internal tool execution on, it runs the tool loop itself, through the
+   * A model as Spring AI 1.1's provider models are: it resolves the tools to send through the manager, asks to deploy
+   * to the environment the user named, then answers what the tool said; with a manager and internal tool execution on, it runs the tool loop itself, through the
    * manager (streamed: on Reactor's boundedElastic pool), as OpenAiChatModel does.
    */
   static final class ScriptedModel implements ChatModel {
@@ -94,7 +94,8 @@ public final class Main {
       return ToolCallingChatOptions.builder().build(); // as a provider model's: options that carry tools
     }
 
-    private static ChatResponse answer(Prompt prompt) {
+    private ChatResponse answer(Prompt prompt) {
+      offeredTools(manager, prompt);
       List<Message> m = prompt.getInstructions();
       if (m.get(m.size() - 1) instanceof ToolResponseMessage t) {
         return new ChatResponse(List.of(new Generation(new AssistantMessage("done: "
@@ -141,6 +142,14 @@ public final class Main {
           + asked.stream().map(PermissionRequest::sessionId).toList());
     } finally {
       person.shutdownNow();
+    }
+  }
+
+  /** What a provider model does with the manager before it sends a request: resolve the tools the options name. */
+  static void offeredTools(ToolCallingManager manager, Prompt prompt) {
+    if (manager != null && prompt.getOptions() instanceof ToolCallingChatOptions o) {
+      List<String> names = manager.resolveToolDefinitions(o).stream().map(d -> d.name()).toList();
+      check("tools offered", String.valueOf(names), "[deploy]");
     }
   }
 

@@ -50,12 +50,20 @@ public final class Main {
   }
 
   /**
-   * A model as Spring AI 2 sees one (the ToolCallingAdvisor runs the tool loop, not the model): asks to deploy to the
-   * environment the user named, then answers what the tool said.
+   * A model as Spring AI 2 sees one (the ToolCallingAdvisor runs the tool loop, not the model): it resolves the tools
+   * to send through the manager, as provider models do, asks to deploy to the environment the user named, then
+   * answers what the tool said.
    */
   static final class ScriptedModel implements ChatModel {
+    private final ToolCallingManager manager; // null: an Agent offers the tools
+
+    ScriptedModel(ToolCallingManager manager) {
+      this.manager = manager;
+    }
+
     @Override
     public ChatResponse call(Prompt prompt) {
+      offeredTools(manager, prompt);
       List<Message> m = prompt.getInstructions();
       if (m.get(m.size() - 1) instanceof ToolResponseMessage t) {
         return new ChatResponse(List.of(new Generation(new AssistantMessage("done: "
@@ -90,7 +98,7 @@ public final class Main {
         runtime.permissions().decide(r.requestId(), Decision.approveOnce(r));
       }, person);
       ToolCallingManager manager = SpringAiToolCallingManager.create(runtime);
-      ChatClient chat = ChatClient.builder(new ScriptedModel())
+      ChatClient chat = ChatClient.builder(new ScriptedModel(manager))
           .defaultAdvisors(ToolCallingAdvisor.builder().toolCallingManager(manager).build(),
               SpringAiConversationAdvisor.create())
           .build();
@@ -104,7 +112,7 @@ public final class Main {
       check("sessions", asked.size() + " " + asked.get(0).sessionId() + " "
           + asked.get(1).sessionId().startsWith("spring-ai-"), "2 chat-1 true");
 
-      TurnResult turn = Agent.builder(SpringAiModels.client(new ScriptedModel()), runtime).build()
+      TurnResult turn = Agent.builder(SpringAiModels.client(new ScriptedModel(null)), runtime).build()
           .send("deploy test").toCompletableFuture().get(30, TimeUnit.SECONDS);
       check("agent turn", turn.text(), "done: \"deployed to test\"");
       System.out.println("spring-ai " + org.springframework.ai.chat.client.ChatClient.class.getPackage()
@@ -112,6 +120,14 @@ public final class Main {
           + asked.stream().map(PermissionRequest::sessionId).toList());
     } finally {
       person.shutdownNow();
+    }
+  }
+
+  /** What a provider model does with the manager before it sends a request: resolve the tools the options name. */
+  static void offeredTools(ToolCallingManager manager, Prompt prompt) {
+    if (manager != null && prompt.getOptions() instanceof ToolCallingChatOptions o) {
+      List<String> names = manager.resolveToolDefinitions(o).stream().map(d -> d.name()).toList();
+      check("tools offered", String.valueOf(names), "[deploy]");
     }
   }
 
