@@ -847,7 +847,7 @@ public final class Agent {
   public static final class Builder {
     private final ModelClient model;
     private final ToolCallRuntime runtime;
-    private String conversationId = "conversation-1";
+    private String conversationId = "conversation-" + java.util.UUID.randomUUID();
     private TurnLimits limits = TurnLimits.defaults();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -866,7 +866,11 @@ public final class Agent {
       this.runtime = Objects.requireNonNull(runtime, "runtime");
     }
 
-    /** The conversation id, also the session id of its tool calls (default {@code conversation-1}); non-blank. */
+    /**
+     * The conversation id, also the session id of its tool calls; non-blank. Default: a fresh id of its own
+     * ({@code conversation-} and a random UUID), so agents built without one never share calls, results or session
+     * grants. Set it to the id your application keeps the conversation under (a user's chat, a memory id).
+     */
     public Builder conversationId(String conversationId) {
       this.conversationId = Checks.requireNonBlank(conversationId, "conversationId");
       return this;

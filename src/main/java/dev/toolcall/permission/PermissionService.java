@@ -121,6 +121,8 @@ public final class PermissionService implements AutoCloseable {
   private final AtomicLong sequence = new AtomicLong();
   private final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
   private final RequestQueue queue = new RequestQueue();
+  /** Warns once when a request opens and nothing has ever read the requests (see its javadoc). */
+  private final UnreadRequestWarning unread = new UnreadRequestWarning();
   private final List<PermissionHook> hooks;
   private final RequestListeners requestListeners = new RequestListeners(id -> {
     Pending p = byId.get(id);
@@ -319,6 +321,7 @@ public final class PermissionService implements AutoCloseable {
     }
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
+    unread.opened(p.request, timeout, deadlines, () -> byId.get(id) == p);
     return enqueue(p, timeout);
   }
 
@@ -534,6 +537,7 @@ public final class PermissionService implements AutoCloseable {
 
   /** The waiting requests, oldest first, each with the arguments as they are now. A copy. */
   public List<PermissionRequest> pending() {
+    unread.read();
     return queue.pending();
   }
 
@@ -550,12 +554,14 @@ public final class PermissionService implements AutoCloseable {
   public Subscription onRequest(Consumer<? super PermissionRequest> listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
+    unread.read();
     return requestListeners.add(listener, executor, queue::pending);
   }
 
   /** The request with {@code requestId}, as it is now, while it waits. */
   public Optional<PermissionRequest> request(String requestId) {
     Objects.requireNonNull(requestId, "requestId");
+    unread.read();
     Pending p = byId.get(requestId);
     if (p == null && resolved.getIfPresent(requestId) == null) {
       p = loaded(requestId); // opened by another runtime sharing the store
@@ -569,6 +575,7 @@ public final class PermissionService implements AutoCloseable {
    * with {@link CancellationException}.
    */
   public CompletionStage<PermissionRequest> nextRequest() {
+    unread.read();
     return queue.next().minimalCompletionStage();
   }
 
@@ -579,6 +586,7 @@ public final class PermissionService implements AutoCloseable {
    */
   public Optional<PermissionRequest> awaitNext(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
+    unread.read();
     return queue.awaitNext(timeout);
   }
 
@@ -589,6 +597,7 @@ public final class PermissionService implements AutoCloseable {
   public DecisionResult decide(String requestId, Decision decision) {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(decision, "decision");
+    unread.read();
     if (!decision.requestId().equals(requestId)) {
       return new DecisionResult.WrongRequest(requestId, decision.requestId());
     }

@@ -162,8 +162,8 @@ public final class SpringAiModels {
         }
       }
     }
-    ToolCallingChatOptions.Builder b = ToolCallingChatOptions.builder().toolCallbacks(tools)
-        .internalToolExecutionEnabled(false);
+    ToolCallingChatOptions.Builder b = ToolCallingChatOptions.builder().toolCallbacks(tools);
+    SpringAiCompat.disableInternalToolExecution(b); // 1.x; on 2.x a model never runs tools itself
     o.temperature().ifPresent(b::temperature);
     o.maxTokens().ifPresent(b::maxTokens);
     o.provider().forEach((k, v) -> {

@@ -126,8 +126,8 @@ class ToolCallTelemetryTest {
           .thenCalls(call("c6", "deploy", "{}"))
           .thenCalls(call("c7", "sub_agent", "{}"))
           .thenText("done");
-      TurnResult r = Agent.builder(model, runtime).build().send("go").toCompletableFuture()
-          .get(20, TimeUnit.SECONDS);
+      TurnResult r = Agent.builder(model, runtime).conversationId("conversation-1").build().send("go")
+          .toCompletableFuture().get(20, TimeUnit.SECONDS);
       assertThat(r.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
     } finally {
       person.shutdownNow();

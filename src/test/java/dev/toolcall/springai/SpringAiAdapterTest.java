@@ -91,14 +91,41 @@ class SpringAiAdapterTest {
       return this;
     }
 
-    @Override
-    public ChatResponse call(Prompt prompt) {
+    private ChatResponse next(Prompt prompt) {
       prompts.add(prompt);
       Function<Prompt, ChatResponse> step;
       synchronized (script) {
         step = script.poll();
       }
-      ChatResponse r = step == null ? text("script exhausted") : step.apply(prompt);
+      return step == null ? text("script exhausted") : step.apply(prompt);
+    }
+
+    /**
+     * Streams as Spring AI 1.1's provider models do: the response's chunks, and when it asks for tools, their
+     * execution through the manager on Reactor's {@code boundedElastic} pool, then the next round trip's stream.
+     */
+    @Override
+    public reactor.core.publisher.Flux<ChatResponse> stream(Prompt prompt) {
+      return reactor.core.publisher.Flux.defer(() -> {
+        ChatResponse r = next(prompt);
+        if (manager == null || !new DefaultToolExecutionEligibilityPredicate().isToolExecutionRequired(
+            prompt.getOptions(), r)) {
+          return reactor.core.publisher.Flux.just(r);
+        }
+        return reactor.core.publisher.Flux.defer(() -> {
+          ToolExecutionResult t = manager.executeToolCalls(prompt, r);
+          if (t.returnDirect()) {
+            return reactor.core.publisher.Flux.just(ChatResponse.builder().from(r)
+                .generations(ToolExecutionResult.buildGenerations(t)).build());
+          }
+          return stream(new Prompt(t.conversationHistory(), prompt.getOptions()));
+        }).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic());
+      });
+    }
+
+    @Override
+    public ChatResponse call(Prompt prompt) {
+      ChatResponse r = next(prompt);
       if (manager != null && new DefaultToolExecutionEligibilityPredicate().isToolExecutionRequired(
           prompt.getOptions(), r)) {
         ToolExecutionResult t = manager.executeToolCalls(prompt, r);
