@@ -629,10 +629,10 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
-  private static ToolCall create(String callId, String toolName, String sessionId, String parentCallId,
+  private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
       ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus, CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-        ticker.read(), origin);
+        ticker.read(), origin, label);
     ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
     if (store != null && !store.create(call.current())) {
       throw new IllegalStateException("call " + sessionId + "/" + callId + " is stored already");
@@ -662,6 +662,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private String sessionId = "default";
     private String parentCallId;
     private ToolCallOrigin origin = ToolCallOrigin.MODEL;
+    private String label;
     private ToolArguments arguments = ToolArguments.empty();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -682,6 +683,15 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     /** The enclosing call of a nested call. */
     public Builder parentCallId(String parentCallId) {
       this.parentCallId = ToolCallIdentity.requireNonBlank(parentCallId, "parentCallId");
+      return this;
+    }
+
+    /**
+     * The id the provider sent for the call, exactly (may be empty), when the call id is one the library minted
+     * (see {@link ToolCallIdentity#label()}); by default the call id.
+     */
+    public Builder label(String label) {
+      this.label = Objects.requireNonNull(label, "label");
       return this;
     }
 
@@ -731,7 +741,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
      * @throws IllegalStateException if a store is set and already holds this call
      */
     public ToolCall build() {
-      return create(callId, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
+      return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
           bus != null ? bus : EventBus.create(), store);
     }
   }

@@ -365,11 +365,11 @@ public final class Agent {
    */
   public CompletionStage<TurnResult> resume(List<Batch> owed) {
     Objects.requireNonNull(owed, "owed");
-    Map<String, ToolCall> restored = new HashMap<>();
+    Map<String, java.util.ArrayDeque<ToolCall>> restored = new HashMap<>(); // by the provider's id, in order
     for (Batch b : owed) {
       for (ToolCall c : b.calls()) {
         if (c.sessionId().equals(conversation.id())) {
-          restored.put(c.callId(), c);
+          restored.computeIfAbsent(c.identity().label(), k -> new java.util.ArrayDeque<>()).add(c);
         }
       }
     }
@@ -395,7 +395,8 @@ public final class Agent {
         if (given.containsKey(c.id())) {
           continue;
         }
-        ToolCall call = restored.get(c.id());
+        java.util.ArrayDeque<ToolCall> labelled = restored.get(c.id());
+        ToolCall call = labelled == null ? null : labelled.poll();
         if (call != null) {
           mine.put(c.id(), call);
         } else {

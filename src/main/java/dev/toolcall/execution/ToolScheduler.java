@@ -401,7 +401,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       ToolCall.Builder cb = ToolCall.builder(req.callId(), validator.canonicalName(req.toolName()))
           .sessionId(sessionId)
-          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin());
+          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin()).label(req.label());
       if (req.parentCallId() != null) {
         cb.parentCallId(req.parentCallId());
       }
