@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * One tool call: its identity and one atomic reference to its current immutable {@link ToolCallSnapshot}.
  *
  * <h2>Changes</h2>
- * Every change is one compare-and-set of the whole snapshot: no locks without a store (with a {@link CallStore}, a per-call write lock orders the store write and the install), no torn reads. {@link #transition} and the
- * terminal methods ({@link #complete}, {@link #fail}, {@link #deny}, {@link #cancel}, {@link #terminate}) are
+ * Every change is one compare-and-set of the whole snapshot, with no torn reads; without a store no lock is taken
+ * (with a {@link CallStore}, a per-call write lock orders the store write and the install). {@link #transition} and
+ * the terminal methods ({@link #complete}, {@link #fail}, {@link #deny}, {@link #cancel}, {@link #terminate}) are
  * compare-and-set: when the call is not in the expected state they change nothing, throw nothing, and return a lost
  * {@link TransitionResult} carrying the current snapshot, so the loser learns what won. An edge outside the
  * {@link ToolCallState#TABLE matrix} is a programming error and throws
