@@ -416,11 +416,22 @@ public final class PostgresCallStore {
 
   /** A row's document as a call's entry, or a {@link StoreException} naming the row. */
   static dev.toolcall.RuntimeSnapshot.Call entry(StoredCall row) {
+    dev.toolcall.RuntimeSnapshot.Call call;
     try {
-      return dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
+      call = dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
     } catch (dev.toolcall.CorruptSnapshotException e) {
       throw new StoreException(row.where() + ": its document is not a call's entry: " + e.getMessage(), e);
     }
+    if (!call.sessionId().equals(row.sessionId()) || !call.callId().equals(row.callId())) {
+      throw new StoreException(row.where() + ": its document is the entry of call " + call.sessionId() + "/"
+          + call.callId() + "; the row is left as it is", null);
+    }
+    if (call.version() != row.version() || call.state() != row.state()) {
+      throw new StoreException(row.where() + ": its document holds version " + call.version() + " ("
+          + call.state().wireName() + ") but the row version " + row.version() + " (" + row.state().wireName()
+          + "); the row is left as it is", null);
+    }
+    return call;
   }
 
   /**
