@@ -9,10 +9,27 @@ import dev.toolcall.ToolCallOrigin;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.tool.ToolArguments;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.toolcall.Outcome;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.execution.CallRequest;
+import dev.toolcall.execution.CallResult;
+import dev.toolcall.tool.Tool;
+import dev.toolcall.tool.ToolDefinition;
+import dev.toolcall.tool.ToolResult;
+import java.lang.reflect.Method;
+import java.net.ServerSocket;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -76,5 +93,217 @@ class PostgresHardeningTest {
     }
     assertThatThrownBy(() -> store.calls().read("s", "disagree")).isInstanceOf(StoreException.class)
         .hasMessageContaining("row s/disagree").hasMessageContaining("version 3").hasMessageContaining("7");
+  }
+
+  // ---- item 3: a write whose commit lost its answer is settled by whether the row records it ----
+
+  static StoredCall call(String id) {
+    return new StoredCall("s", id, "shell", ToolCallState.RUNNING, 0, "{\"n\":0}");
+  }
+
+  static String doc(String who, int n) {
+    return "{\"by\":\"" + who + "\",\"n\":" + n + "}";
+  }
+
+  /**
+   * {@code ds} whose connections lose the answer of their commit: the commit is made ({@code applied}) or not, then
+   * {@code meanwhile} runs (another writer), then the connection dies. Works whether the store commits by autocommit
+   * (the write statement is then the commit) or explicitly.
+   */
+  static DataSource losingTheCommitsAnswer(DataSource ds, boolean applied, Runnable meanwhile) {
+    return PostgresCallStoreTest.proxy(DataSource.class, (p, m, args) -> {
+      Object r = PostgresCallStoreTest.invoke(ds, m, args);
+      if (!(r instanceof Connection c)) {
+        return r;
+      }
+      PostgresCallStoreTest.SqlCall die = () -> {
+        if (!applied) {
+          if (!c.getAutoCommit()) {
+            c.rollback();
+          }
+        }
+        meanwhile.run();
+        c.close();
+        throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+      };
+      return PostgresCallStoreTest.proxy(Connection.class, (cp, cm, cargs) -> {
+        if (cm.getName().equals("commit")) {
+          if (applied) {
+            c.commit();
+          }
+          return die.get();
+        }
+        Object cr = PostgresCallStoreTest.invoke(c, cm, cargs);
+        String sql = cargs == null ? "" : String.valueOf(cargs[0]);
+        if (cr instanceof PreparedStatement ps && (sql.startsWith("UPDATE") || sql.startsWith("INSERT"))) {
+          return PostgresCallStoreTest.proxy(PreparedStatement.class, (pp, pm, pargs) -> {
+            if (!pm.getName().equals("executeUpdate") || !c.getAutoCommit()) {
+              return PostgresCallStoreTest.invoke(ps, pm, pargs);
+            }
+            if (applied) {
+              ps.executeUpdate(); // autocommit: the statement is the commit
+            }
+            return die.get();
+          });
+        }
+        return cr;
+      });
+    });
+  }
+
+  /**
+   * The connection dies after my commit of version 1, and another writer moves the row on to version 2 before I read
+   * it again: my write won, and is reported won (not lost to "changed elsewhere").
+   */
+  @Test
+  void aWriteThatCommittedIsWonAlthoughTheRowMovedOnBeforeTheReRead() {
+    store.insert(call("moved-on"));
+    StoredCall cur = store.load("s", "moved-on").orElseThrow();
+    PostgresCallStore faulty = PostgresCallStore.create(losingTheCommitsAnswer(db, true, () -> {
+      StoredCall mine = store.load("s", "moved-on").orElseThrow();
+      assertThat(store.compareAndSet(mine, mine.next(ToolCallState.RUNNING, doc("other", 2))).won()).isTrue();
+    }));
+    PostgresCallStore.CasResult r = faulty.compareAndSet(cur, cur.next(ToolCallState.RUNNING, doc("me", 1)));
+    assertThat(r.won()).as("my version 1 committed").isTrue();
+    assertThat(r.current().document()).contains("me");
+    assertThat(store.load("s", "moved-on").orElseThrow().version()).isEqualTo(2);
+  }
+
+  /**
+   * The connection dies before my commit of version 1; another writer stores version 1 with the very same change, then
+   * version 2: my write lost (the row records another writer of version 1), though an identical version 1 is stored.
+   */
+  @Test
+  void aWriteThatDidNotCommitIsLostEvenWhenAnIdenticalVersionWon() {
+    store.insert(call("twin"));
+    StoredCall cur = store.load("s", "twin").orElseThrow();
+    PostgresCallStore faulty = PostgresCallStore.create(losingTheCommitsAnswer(db, false, () -> {
+      StoredCall v0 = store.load("s", "twin").orElseThrow();
+      assertThat(store.compareAndSet(v0, v0.next(ToolCallState.RUNNING, doc("me", 1))).won()).isTrue();
+      StoredCall v1 = store.load("s", "twin").orElseThrow();
+      assertThat(store.compareAndSet(v1, v1.next(ToolCallState.RUNNING, doc("other", 2))).won()).isTrue();
+    }));
+    PostgresCallStore.CasResult r = faulty.compareAndSet(cur, cur.next(ToolCallState.RUNNING, doc("me", 1)));
+    assertThat(r.won()).isFalse();
+    assertThat(r.current().version()).isEqualTo(2);
+  }
+
+  /** An insert whose commit lost its answer is settled by reading: it created the call. */
+  @Test
+  void anInsertThatCommittedIsCreatedAlthoughTheAnswerWasLost() {
+    PostgresCallStore faulty = PostgresCallStore.create(losingTheCommitsAnswer(db, true, () -> { }));
+    assertThat(faulty.insert(call("inserted"))).isTrue();
+    assertThat(store.load("s", "inserted")).isPresent();
+    PostgresCallStore lost = PostgresCallStore.create(losingTheCommitsAnswer(db, false, () -> { }));
+    assertThatThrownBy(() -> lost.insert(call("not-inserted"))).isInstanceOfSatisfying(StoreException.class,
+        e -> assertThat(e.outcomeUnknown()).isFalse());
+    assertThat(store.load("s", "not-inserted")).isEmpty();
+  }
+
+  // ---- item 4: outcomeUnknown is true exactly when the write may have committed ----
+
+  /**
+   * A client-side socket timeout while the server waits on a row lock with my UPDATE: the library answers "changed
+   * nothing" (outcomeUnknown false), and that is true: when the lock goes, the write does not commit.
+   */
+  @Test
+  void aSocketTimeoutOnALockedRowIsNotAppliedAndNeverCommitsLater() throws Exception {
+    store.insert(call("sock"));
+    StoredCall cur = store.load("s", "sock").orElseThrow();
+    PGSimpleDataSource impatientDs = (PGSimpleDataSource) PostgresCallStoreTest.named(db, "toolcall-sock");
+    impatientDs.setSocketTimeout(1);
+    PostgresCallStore impatient = PostgresCallStore.create(impatientDs, Duration.ofSeconds(30));
+    try (Connection holder = db.getConnection()) {
+      holder.setAutoCommit(false);
+      try (Statement st = holder.createStatement()) {
+        st.execute("SELECT * FROM toolcall_call WHERE session_id = 's' AND call_id = 'sock' FOR UPDATE");
+      }
+      assertThatThrownBy(() -> impatient.compareAndSet(cur, cur.next(ToolCallState.RUNNING, doc("late", 1))))
+          .isInstanceOfSatisfying(StoreException.class, e -> {
+            assertThat(e.outcomeUnknown()).isFalse();
+            assertThat(e.getMessage()).contains("row s/sock", "changed nothing");
+          });
+      holder.commit(); // the lock goes
+    }
+    awaitNoBackend("toolcall-sock");
+    assertThat(versionOf("sock")).as("the timed-out write never committed").isZero();
+  }
+
+  /** Waits (bounded) until no backend of {@code applicationName} is left: the server has finished its statements. */
+  static void awaitNoBackend(String applicationName) throws Exception {
+    try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?")) {
+      ps.setString(1, applicationName);
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (true) {
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getInt(1) == 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("backend " + applicationName + " still there").isLessThan(until);
+        Thread.onSpinWait();
+      }
+    }
+  }
+
+  /** With the database unreachable, a write never reached the server: it is not applied, and says so. */
+  @Test
+  void aWriteWithTheDatabaseDownIsNotAppliedWithNoDoubt() throws Exception {
+    int port;
+    try (ServerSocket free = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = free.getLocalPort();
+    }
+    PGSimpleDataSource down = new PGSimpleDataSource();
+    down.setURL("jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=toolcall");
+    down.setConnectTimeout(2);
+    PostgresCallStore dead = PostgresCallStore.create(down);
+    StoredCall c = call("down");
+    assertThatThrownBy(() -> dead.compareAndSet(c, c.next(ToolCallState.RUNNING, doc("me", 1))))
+        .isInstanceOfSatisfying(StoreException.class, e -> {
+          assertThat(e.outcomeUnknown()).isFalse();
+          assertThat(e.retriable()).isTrue();
+          assertThat(e.getMessage()).contains("row s/down", "not sent");
+        });
+    assertThatThrownBy(() -> dead.insert(c)).isInstanceOfSatisfying(StoreException.class,
+        e -> assertThat(e.outcomeUnknown()).isFalse());
+  }
+
+  // ---- item 5: NUL is stored; errors retrying cannot fix say so ----
+
+  /** U+0000 (and U+FFFF, the escape) in ids, tool name and document round-trip exactly. */
+  @Test
+  void nulCharactersRoundTripExactly() throws Exception {
+    String doc = "{\"text\":\"a\\u0000b\\uffff0\\uffff\",\"k\\u0000\":[\"\\u0000\",1.50,{\"x\":\"\\\\u0000\"}]}";
+    StoredCall c = new StoredCall("s\0", "nul\0\uFFFF", "sh\0ell", ToolCallState.RUNNING, 0, doc);
+    assertThat(store.insert(c)).isTrue();
+    StoredCall back = store.load("s\0", "nul\0\uFFFF").orElseThrow();
+    ObjectMapper json = new ObjectMapper();
+    assertThat(back.toolName()).isEqualTo("sh\0ell");
+    assertThat(json.readTree(back.document())).isEqualTo(json.readTree(doc));
+    StoredCall next = back.next(ToolCallState.RUNNING, "{\"t\":\"\\u0000\"}");
+    assertThat(store.compareAndSet(back, next).won()).isTrue();
+    assertThat(json.readTree(store.load("s\0", "nul\0\uFFFF").orElseThrow().document()).get("t").textValue())
+        .isEqualTo("\0");
+  }
+
+  /** A tool's result holding NUL, and NUL in the arguments: the call completes, stored, and reads back exactly. */
+  @Test
+  void aResultAndArgumentsWithNulAreStored() throws Exception {
+    Tool echo = Tool.of(ToolDefinition.builder("echo").readOnly(true).requiresApproval(false).build(),
+        inv -> ToolResult.of("out\0put " + inv.arguments().raw()));
+    try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(List.of(echo)).callStore(store.calls()).build()) {
+      List<CallResult> rs = rt.schedule("nul-session", List.of(CallRequest.of("n1", "echo", "{\"q\":\"a\\u0000b\"}"),
+          CallRequest.of("n2", "echo", "{\"q\":\"a\0b\"}"))).join();
+      assertThat(rs.get(0).outcome()).isEqualTo(new Outcome.Completed("out\0put {\"q\":\"a\\u0000b\"}"));
+      assertThat(rs.get(1).outcome()).isInstanceOfSatisfying(Outcome.Failed.class,
+          f -> assertThat(f.kind()).isEqualTo(dev.toolcall.FailureKind.MALFORMED_ARGUMENTS));
+    }
+    assertThat(PostgresCallStore.entry(store.load("nul-session", "n2").orElseThrow()).arguments())
+        .isEqualTo("{\"q\":\"a\0b\"}");
+    StoredCall row = store.load("nul-session", "n1").orElseThrow();
+    assertThat(row.state()).isEqualTo(ToolCallState.COMPLETED);
+    assertThat(PostgresCallStore.entry(row).outcome()).isEqualTo(new Outcome.Completed("out\0put {\"q\":\"a\\u0000b\"}"));
   }
 }
