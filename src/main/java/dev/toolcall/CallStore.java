@@ -43,4 +43,14 @@ public interface CallStore {
   default java.util.Optional<RuntimeSnapshot.Call> read(String sessionId, String callId) {
     return java.util.Optional.empty();
   }
+
+  /**
+   * Whether {@code failure}, thrown by a write of this store, may go away if the write is tried again (the database
+   * was unreachable, a statement timed out). A runtime retries such a write until it lands; a failure that retrying
+   * cannot fix (the store refused the data or a constraint, a row that cannot be right) ends the call FAILED instead,
+   * with a reason for the model. The default says every failure may go away.
+   */
+  default boolean retriable(RuntimeException failure) {
+    return true;
+  }
 }

@@ -563,6 +563,10 @@ final class CallRun implements Runnable, Permits.Waiter {
       if (sched.store == null || sched.closed || e instanceof dev.toolcall.StaleCallException) {
         throw e;
       }
+      if (!sched.store.retriable(e)) { // retrying cannot fix it: end FAILED instead of retrying for ever
+        endUnstorable(e);
+        return;
+      }
       if (failures == 0) {
         ToolScheduler.log.warn("call {} ({}) ended, but its store failed the write ({}); trying again until it"
             + " lands", call.callId(), call.toolName(), e.toString());
@@ -570,6 +574,30 @@ final class CallRun implements Runnable, Permits.Waiter {
       sched.timer.schedule(() -> endDurably(write, failures + 1), storeBackoff(failures));
     }
   }
+
+  /** Whether the store refused this call's end for good once already (the run's threads, one at a time). */
+  private volatile boolean unstorable;
+
+  /**
+   * The store refused the end's write in a way retrying cannot fix (the data, a constraint): the call ends FAILED with
+   * a reason for the model instead, that end written as durably as any. If the store refuses that too, the call stays
+   * at its last stored version, logged at ERROR.
+   */
+  private void endUnstorable(RuntimeException e) {
+    if (unstorable) {
+      ToolScheduler.log.error("call {} ({}) could not be ended: its store refused even its failure ({}); it stays at"
+          + " its last stored version", call.callId(), call.toolName(), e.toString());
+      return;
+    }
+    unstorable = true;
+    ToolScheduler.log.warn("call {} ({}) ended, but its store refused the write in a way retrying cannot fix ({});"
+        + " it ends FAILED instead", call.callId(), call.toolName(), e.toString());
+    endDurably(() -> call.fail(FailureKind.INTERNAL_ERROR, UNSTORABLE), 0);
+  }
+
+  /** The reason the model reads when a call's outcome could not be stored. */
+  static final String UNSTORABLE = "The tool ran, but its outcome could not be stored (the store refused it), so it"
+      + " is lost. Check the tool's effects before calling it again.";
 
   /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
   private static Duration storeBackoff(int failures) {

@@ -577,6 +577,11 @@ public final class PostgresCallStore {
     return new StoredCall(session, call, tool, state, version, document);
   }
 
+  /** Whether the runtime should try a write that failed with {@code failure} again: not when retrying cannot fix it. */
+  static boolean retriable(RuntimeException failure) {
+    return !(failure instanceof StoreException e) || e.retriable();
+  }
+
   /** Serialization failure or deadlock: the transaction may be retried. */
   private static boolean retryable(SQLException e) {
     String s = e.getSQLState();
@@ -612,6 +617,11 @@ public final class PostgresCallStore {
       @Override
       public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
         return load(sessionId, callId).map(PostgresCallStore::entry);
+      }
+
+      @Override
+      public boolean retriable(RuntimeException failure) {
+        return PostgresCallStore.retriable(failure);
       }
 
       @Override
@@ -885,6 +895,11 @@ public final class PostgresCallStore {
     @Override
     public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
       return load(sessionId, callId).map(PostgresCallStore::entry);
+    }
+
+    @Override
+    public boolean retriable(RuntimeException failure) {
+      return PostgresCallStore.retriable(failure);
     }
 
     @Override

@@ -306,4 +306,38 @@ class PostgresHardeningTest {
     assertThat(row.state()).isEqualTo(ToolCallState.COMPLETED);
     assertThat(PostgresCallStore.entry(row).outcome()).isEqualTo(new Outcome.Completed("out\0put {\"q\":\"a\\u0000b\"}"));
   }
+
+  /**
+   * The store refuses a tool's result for good (a CHECK constraint: SQLSTATE 23514; retrying cannot fix it): the
+   * error says it is not retriable, and the call ends FAILED with a reason the model reads instead of staying RUNNING
+   * while the end is retried for ever.
+   */
+  @Test
+  void anEndTheStoreRefusesForGoodEndsTheCallFailed() throws Exception {
+    DataSource strict = PgCluster.database("toolcall_hardening_strict");
+    PostgresCallStore st = PostgresCallStore.create(strict);
+    st.applySchema();
+    try (Connection c = strict.getConnection(); Statement x = c.createStatement()) {
+      x.execute("ALTER TABLE toolcall_call ADD CONSTRAINT no_forbidden CHECK (document::text NOT LIKE '%forbidden%')");
+    }
+    StoredCall bad = new StoredCall("s", "refused", "shell", ToolCallState.RUNNING, 0, "{\"x\":\"forbidden\"}");
+    assertThatThrownBy(() -> st.insert(bad)).isInstanceOfSatisfying(StoreException.class, e -> {
+      assertThat(e.retriable()).isFalse();
+      assertThat(e.outcomeUnknown()).isFalse();
+    });
+    dev.toolcall.testing.Logs.expect(dev.toolcall.execution.ToolScheduler.class);
+    Tool leak = Tool.of(ToolDefinition.builder("leak").readOnly(true).requiresApproval(false).build(),
+        inv -> ToolResult.of("a forbidden result"));
+    try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(List.of(leak)).callStore(st.calls()).build()) {
+      dev.toolcall.ToolCallSnapshot end = rt.schedule("strict", List.of(CallRequest.of("l1", "leak", "{}")))
+          .calls().get(0).whenTerminal().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertThat(end.outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+        assertThat(f.kind()).isEqualTo(dev.toolcall.FailureKind.INTERNAL_ERROR);
+        assertThat(f.message()).contains("could not be stored").doesNotContain("forbidden");
+      });
+    }
+    assertThat(st.load("strict", "l1").orElseThrow().state()).isEqualTo(ToolCallState.FAILED);
+    assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
+        .anyMatch(e -> e.message().contains("l1") && e.message().contains("retrying cannot fix"));
+  }
 }
