@@ -48,7 +48,7 @@ public final class PostgresCallStore {
   private static final String COLUMNS = "session_id, call_id, tool_name, state, version, document::text";
   private static final String ENDED = "('completed', 'failed', 'cancelled', 'permission_denied')";
   private static final int RETRIES = 3;
-  /** How many of a row's last writes its {@code writers} column records (what settles a commit whose answer was lost). */
+  /** How many of a row's last writes its {@code writers} column records (to settle a commit whose answer was lost). */
   private static final int WRITERS_KEPT = 16;
 
   private final DataSource dataSource;
@@ -489,15 +489,48 @@ public final class PostgresCallStore {
 
   /**
    * The calls that have not ended, in the order they were stored (what a restarting runtime reads). A row this
-   * version cannot read is left out, and logged at WARN naming it; the others are returned.
+   * version cannot read is left out, and named in a WARN once per row while this store runs; the others are returned.
    */
   public List<StoredCall> active() {
-    return active(e -> log.warn("{}", e.getMessage()));
+    return active(this::unreadable);
   }
 
   /** {@link #active()}, handing each row this version cannot read to {@code unreadable} instead of the log. */
   public List<StoredCall> active(java.util.function.Consumer<? super StoreException> unreadable) {
     Objects.requireNonNull(unreadable, "unreadable");
+    return active((key, e) -> unreadable.accept(e));
+  }
+
+  /** The rows whose unreadability was logged already (keys of {@link #key}), the latest 4,096; guarded by itself. */
+  private final java.util.Map<String, Boolean> named = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > 4096;
+    }
+  };
+
+  /**
+   * Logs that a row cannot be read by this version, at WARN, once per row while this store runs (a row written by a
+   * newer runtime stays unreadable here for good, and each sweep and restore meets it again).
+   */
+  private void unreadable(String key, StoreException e) {
+    boolean first;
+    synchronized (named) {
+      first = named.put(key, Boolean.TRUE) == null;
+    }
+    if (first) {
+      log.warn("{} (said once per row)", e.getMessage());
+    }
+  }
+
+  /** The key of a row in {@link #named}, from its stored (escaped) ids. */
+  private static String key(String storedSession, String storedCall) {
+    return storedSession.length() + ":" + storedSession + storedCall;
+  }
+
+  private List<StoredCall> active(java.util.function.BiConsumer<String, StoreException> unreadable) {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
         "SELECT " + COLUMNS + " FROM toolcall_call WHERE state NOT IN " + ENDED + " ORDER BY seq")) {
       ps.setQueryTimeout(timeoutSeconds);
@@ -507,7 +540,7 @@ public final class PostgresCallStore {
           try {
             out.add(row(rs));
           } catch (StoreException e) {
-            unreadable.accept(e);
+            unreadable.accept(key(rs.getString(1), rs.getString(2)), e);
           }
         }
       }
@@ -634,19 +667,19 @@ public final class PostgresCallStore {
   /**
    * The calls that have not ended, as a runtime snapshot a restarting runtime restores
    * ({@code runtime.restore(store.snapshot(clock))}): each row's entry, the waiting calls' requests in the order they
-   * were asked, and the session grants of {@link #sessionGrants()}. A row this version cannot read is left out and
-   * logged.
-   *
-   * @throws dev.toolcall.CorruptSnapshotException if a row's document is not a call's entry (naming the row)
+   * were asked, and the session grants of {@link #sessionGrants()}. A row this version cannot read (its state or a
+   * field of its document is unknown here: written by a newer version, say) is left out and left as it is, for a
+   * runtime that can read it, and is named in a WARN once per row; the others are restored. (A file snapshot, by
+   * contrast, is read whole or not at all.)
    */
   public dev.toolcall.RuntimeSnapshot snapshot(java.time.Clock clock) {
     Objects.requireNonNull(clock, "clock");
     List<dev.toolcall.RuntimeSnapshot.Call> calls = new ArrayList<>();
     for (StoredCall row : active()) {
       try {
-        calls.add(dev.toolcall.RuntimeSnapshot.callFromJson(row.document()));
-      } catch (dev.toolcall.CorruptSnapshotException e) {
-        throw new dev.toolcall.CorruptSnapshotException(row.where(), e.why(), e);
+        calls.add(entry(row));
+      } catch (StoreException e) { // written by a newer version, say: left as it is, for a runtime that reads it
+        unreadable(key(Nul.escape(row.sessionId()), Nul.escape(row.callId())), e);
       }
     }
     dev.toolcall.RuntimeSnapshot bare = dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
@@ -967,7 +1000,7 @@ public final class PostgresCallStore {
             try {
               out.add(entry(row(rs)));
             } catch (StoreException e) {
-              log.warn("{}", e.getMessage());
+              unreadable(key(rs.getString(1), rs.getString(2)), e);
             }
           }
         }

@@ -59,7 +59,7 @@ class PostgresHardeningTest {
 
   static long versionOf(String callId) {
     try (Connection c = db.getConnection(); Statement st = c.createStatement();
-        java.sql.ResultSet rs = st.executeQuery("SELECT version FROM toolcall_call WHERE session_id = 's' AND call_id = '"
+        ResultSet rs = st.executeQuery("SELECT version FROM toolcall_call WHERE session_id = 's' AND call_id = '"
             + callId + "'")) {
       return rs.next() ? rs.getLong(1) : -1;
     } catch (java.sql.SQLException e) {
@@ -304,7 +304,8 @@ class PostgresHardeningTest {
         .isEqualTo("{\"q\":\"a\0b\"}");
     StoredCall row = store.load("nul-session", "n1").orElseThrow();
     assertThat(row.state()).isEqualTo(ToolCallState.COMPLETED);
-    assertThat(PostgresCallStore.entry(row).outcome()).isEqualTo(new Outcome.Completed("out\0put {\"q\":\"a\\u0000b\"}"));
+    assertThat(PostgresCallStore.entry(row).outcome())
+        .isEqualTo(new Outcome.Completed("out\0put {\"q\":\"a\\u0000b\"}"));
   }
 
   /**
@@ -339,5 +340,64 @@ class PostgresHardeningTest {
     assertThat(st.load("strict", "l1").orElseThrow().state()).isEqualTo(ToolCallState.FAILED);
     assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class))
         .anyMatch(e -> e.message().contains("l1") && e.message().contains("retrying cannot fix"));
+  }
+
+  // ---- items 6 and 9: a row from a newer version blocks nothing, and is named once ----
+
+  /**
+   * Of three waiting rows, one was written by a newer version (a field this version does not know): the other two
+   * restore, the unreadable one is left exactly as it was and named in one WARN, however often it is met.
+   */
+  @Test
+  void aRowFromANewerVersionBlocksNoRestoreAndIsNamedOnce() throws Exception {
+    DataSource mixed = PgCluster.database("toolcall_hardening_mixed");
+    PostgresCallStore st = PostgresCallStore.create(mixed);
+    st.applySchema();
+    for (String id : List.of("old-1", "newer", "old-2")) {
+      assertThat(st.calls().create(snapshotAt(id, 0))).isTrue();
+    }
+    try (Connection c = mixed.getConnection(); Statement x = c.createStatement()) {
+      x.execute("UPDATE toolcall_call SET document = document || '{\"priority\": 7}' WHERE call_id = 'newer'");
+    }
+    String before = st.load("s", "newer").orElseThrow().document();
+    dev.toolcall.testing.Logs.expect(PostgresCallStore.class);
+    Tool shell = Tool.of(ToolDefinition.builder("shell").readOnly(true).requiresApproval(false).build(),
+        inv -> ToolResult.of("ran"));
+    try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(List.of(shell)).callStore(st.calls()).build()) {
+      st.snapshot(java.time.Clock.systemUTC()); // met once before the restore, too
+      List<String> restored = new java.util.ArrayList<>();
+      for (dev.toolcall.execution.Batch b : rt.restore(st.snapshot(java.time.Clock.systemUTC()))) {
+        for (CallResult r : b.join()) {
+          restored.add(r.callId());
+          assertThat(r.outcome()).isEqualTo(new Outcome.Completed("ran"));
+        }
+      }
+      assertThat(restored).containsExactlyInAnyOrder("old-1", "old-2");
+    }
+    StoredCall after = st.load("s", "newer").orElseThrow();
+    assertThat(after.version()).isZero();
+    assertThat(after.document()).isEqualTo(before);
+    assertThat(dev.toolcall.testing.Logs.of(PostgresCallStore.class)).singleElement()
+        .satisfies(e -> assertThat(e.message()).contains("row s/newer", "priority"));
+  }
+
+  /** An overdue row this version cannot read is named once, not at every sweep of every runtime. */
+  @Test
+  void anUnreadableOverdueRowIsNamedOnceNotAtEverySweep() throws Exception {
+    DataSource swept = PgCluster.database("toolcall_hardening_sweep");
+    PostgresCallStore st = PostgresCallStore.create(swept);
+    st.applySchema();
+    try (Connection c = swept.getConnection(); Statement x = c.createStatement()) {
+      x.execute("INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document, lease_owner,"
+          + " lease_until) VALUES ('s', 'paused', 'shell', 'paused', 3, '{}', 'gone', now() - interval '1 hour')");
+    }
+    dev.toolcall.testing.Logs.expect(PostgresCallStore.class);
+    dev.toolcall.SharedCallStore shared = st.shared("sweeper", Duration.ofSeconds(5));
+    for (int sweep = 0; sweep < 5; sweep++) {
+      assertThat(shared.overdue()).isEmpty();
+    }
+    assertThat(st.active()).isEmpty();
+    assertThat(dev.toolcall.testing.Logs.of(PostgresCallStore.class)).singleElement()
+        .satisfies(e -> assertThat(e.message()).contains("row s/paused", "'paused' is unknown"));
   }
 }
