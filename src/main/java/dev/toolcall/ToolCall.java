@@ -622,7 +622,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
         ticker.read(), origin);
     ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
     if (store != null && !store.create(call.current())) {
-      throw new IllegalStateException("call " + sessionId + "/" + callId + " is stored already");
+      throw new DuplicateCallException(sessionId, callId);
     }
     return call.started();
   }

@@ -400,4 +400,35 @@ class PostgresHardeningTest {
     assertThat(dev.toolcall.testing.Logs.of(PostgresCallStore.class)).singleElement()
         .satisfies(e -> assertThat(e.message()).contains("row s/paused", "'paused' is unknown"));
   }
+
+  /**
+   * After a restart, the model reuses a call id its session used before the restart: with the calls in PostgreSQL,
+   * the new call fails DUPLICATE_CALL with a message for the model, as in memory; the batch's other call runs, the
+   * stored call is untouched, and nothing is logged.
+   */
+  @Test
+  void aCallIdReusedAfterARestartIsADuplicateForTheModel() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+    Tool echo = Tool.of(ToolDefinition.builder("echo").readOnly(true).requiresApproval(false).build(),
+        inv -> ToolResult.of("run " + runs.incrementAndGet()));
+    try (ToolCallRuntime before = ToolCallRuntime.builder().tools(List.of(echo)).callStore(store.calls()).build()) {
+      assertThat(before.schedule("reuse", List.of(CallRequest.of("call_1", "echo", "{}"))).join().get(0).outcome())
+          .isEqualTo(new Outcome.Completed("run 1"));
+    }
+    StoredCall stored = store.load("reuse", "call_1").orElseThrow();
+    try (ToolCallRuntime after = ToolCallRuntime.builder().tools(List.of(echo)).callStore(store.calls()).build()) {
+      List<CallResult> rs = after.schedule("reuse", List.of(CallRequest.of("call_1", "echo", "{}"),
+          CallRequest.of("call_2", "echo", "{}"))).join();
+      assertThat(rs.get(0).outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+        assertThat(f.kind()).isEqualTo(dev.toolcall.FailureKind.DUPLICATE_CALL);
+        assertThat(f.message()).contains("'call_1'", "already used");
+      });
+      assertThat(rs.get(1).outcome()).isEqualTo(new Outcome.Completed("run 2"));
+      assertThat(after.schedule("reuse", List.of(CallRequest.of("call_1", "echo", "{}"))).join().get(0).outcome())
+          .isInstanceOf(Outcome.Failed.class);
+    }
+    assertThat(runs).hasValue(2);
+    assertThat(store.load("reuse", "call_1").orElseThrow()).isEqualTo(stored);
+    assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class)).isEmpty();
+  }
 }
