@@ -48,6 +48,13 @@ public final class PostgresCallStore {
   private static final String COLUMNS = "session_id, call_id, tool_name, state, version, document::text";
   private static final String ENDED = "('completed', 'failed', 'cancelled', 'permission_denied')";
   private static final int RETRIES = 3;
+  /**
+   * A waiting row's deadline, or null when its text is not an instant as this version writes it (a row of a newer
+   * version, say): guarded, so that one such row cannot make the cast fail the whole query.
+   */
+  private static final String DEADLINE = "(CASE WHEN document #>> '{permission,deadline}'"
+      + " ~ '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?Z$'"
+      + " THEN (document #>> '{permission,deadline}')::timestamptz END)";
   /** How many of a row's last writes its {@code writers} column records (to settle a commit whose answer was lost). */
   private static final int WRITERS_KEPT = 16;
 
@@ -991,7 +998,7 @@ public final class PostgresCallStore {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
           + " FROM toolcall_call WHERE state NOT IN " + ENDED + " AND (state <> 'permission_pending'"
           + " AND lease_until <= now()"
-          + " OR state = 'permission_pending' AND (document #>> '{permission,deadline}')::timestamptz < now())"
+          + " OR state = 'permission_pending' AND " + DEADLINE + " < now())"
           + " ORDER BY seq")) {
         ps.setQueryTimeout(timeoutSeconds);
         List<dev.toolcall.RuntimeSnapshot.Call> out = new ArrayList<>();

@@ -431,4 +431,32 @@ class PostgresHardeningTest {
     assertThat(store.load("reuse", "call_1").orElseThrow()).isEqualTo(stored);
     assertThat(dev.toolcall.testing.Logs.of(dev.toolcall.execution.ToolScheduler.class)).isEmpty();
   }
+
+  /**
+   * A waiting row whose deadline is not an instant this version writes (a newer version's form) does not make the
+   * sweep's query fail for every other row: the overdue call beside it is found.
+   */
+  @Test
+  void aDeadlineThisVersionCannotReadDoesNotBlockTheSweep() throws Exception {
+    DataSource swept = PgCluster.database("toolcall_hardening_deadline");
+    PostgresCallStore st = PostgresCallStore.create(swept);
+    st.applySchema();
+    assertThat(st.calls().create(snapshotAt("late", 0).next(ToolCallState.RUNNING, Reason.STARTED, null, 1L)))
+        .isTrue();
+    try (Connection c = swept.getConnection(); Statement x = c.createStatement()) {
+      x.execute("INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document) VALUES"
+          + " ('s', 'odd', 'shell', 'permission_pending', 1, '{\"permission\": {\"deadline\": \"in 5 minutes\"}}')");
+      x.execute("UPDATE toolcall_call SET lease_owner = 'gone', lease_until = now() - interval '1 hour'"
+          + " WHERE call_id = 'late'");
+    }
+    assertThat(st.shared("sweeper", Duration.ofSeconds(5)).overdue()).extracting(c -> c.callId())
+        .containsExactly("late");
+  }
+
+  /** The change feed reads ids as the server counts them (characters) and as the store writes them (NUL escaped). */
+  @Test
+  void theChangeFeedReadsIdsOfAnyCharacter() {
+    assertThat(ChangeFeed.parse("1:\uD83D\uDE003:c\uFFFF0/3"))
+        .isEqualTo(new ChangeFeed.Change("\uD83D\uDE00", "c\0", 3));
+  }
 }
