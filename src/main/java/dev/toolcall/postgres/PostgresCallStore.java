@@ -560,13 +560,14 @@ public final class PostgresCallStore {
   /** Deletes the calls that ended before {@code cutoff} (retention); returns how many. */
   public int deleteEndedBefore(Instant cutoff) {
     Objects.requireNonNull(cutoff, "cutoff");
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+    try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
         "DELETE FROM toolcall_call WHERE state IN " + ENDED + " AND updated_at < ?")) {
       ps.setQueryTimeout(timeoutSeconds);
       ps.setTimestamp(1, Timestamp.from(cutoff));
       return ps.executeUpdate();
     } catch (SQLException e) {
-      throw new StoreException("deleting ended calls failed: " + e.getMessage(), e);
+      throw new StoreException("deleting ended calls failed: " + e.getMessage(), e,
+          connectionLost(e));
     }
   }
 
@@ -615,6 +616,20 @@ public final class PostgresCallStore {
       }
     }
     return new StoredCall(session, call, tool, state, version, document);
+  }
+
+  /**
+   * A connection for a write that is one autocommit statement; when none can be had, a {@link StoreException} saying
+   * the write was not sent (so it certainly did not commit). A connection lost once the statement was sent is
+   * {@link StoreException#outcomeUnknown()}: these writes are idempotent, and trying again settles them.
+   */
+  private Connection writeConnection() {
+    try {
+      return dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new StoreException("the write was not sent (no connection to the database) and changed nothing: "
+          + e.getMessage(), e);
+    }
   }
 
   /** Whether the runtime should try a write that failed with {@code failure} again: not when retrying cannot fix it. */
@@ -737,7 +752,7 @@ public final class PostgresCallStore {
   public boolean saveConversation(dev.toolcall.conversation.AgentSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");
     String id = snapshot.conversation().conversationId();
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+    try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
         "INSERT INTO toolcall_conversation (conversation_id, version, document) VALUES (?, ?, ?::jsonb)"
             + " ON CONFLICT (conversation_id) DO UPDATE SET version = EXCLUDED.version, document = EXCLUDED.document,"
             + " updated_at = now() WHERE toolcall_conversation.version < EXCLUDED.version")) {
@@ -747,7 +762,8 @@ public final class PostgresCallStore {
       ps.setString(3, Nul.escapeJson(snapshot.toJson()));
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {
-      throw new StoreException("conversation " + id + ": save failed: " + e.getMessage(), e);
+      throw new StoreException("conversation " + id + ": save failed: " + e.getMessage(), e,
+          connectionLost(e));
     }
   }
 
@@ -781,13 +797,14 @@ public final class PostgresCallStore {
   /** Deletes the saved state of {@code conversationId} (its conversation is over); whether there was one. */
   public boolean deleteConversation(String conversationId) {
     Objects.requireNonNull(conversationId, "conversationId");
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+    try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
         "DELETE FROM toolcall_conversation WHERE conversation_id = ?")) {
       ps.setQueryTimeout(timeoutSeconds);
       ps.setString(1, Nul.escape(conversationId));
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {
-      throw new StoreException("conversation " + conversationId + ": delete failed: " + e.getMessage(), e);
+      throw new StoreException("conversation " + conversationId + ": delete failed: " + e.getMessage(), e,
+          connectionLost(e));
     }
   }
 
@@ -872,14 +889,15 @@ public final class PostgresCallStore {
     }
 
     private int update(String sql, Object... args) {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+      try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setQueryTimeout(timeoutSeconds);
         for (int i = 0; i < args.length; i++) {
           ps.setObject(i + 1, args[i] instanceof String t ? Nul.escape(t) : args[i]);
         }
         return ps.executeUpdate();
       } catch (SQLException e) {
-        throw new StoreException("writing session grants failed: " + e.getMessage(), e);
+        throw new StoreException("writing session grants failed: " + e.getMessage(), e,
+          connectionLost(e));
       }
     }
 
@@ -969,7 +987,7 @@ public final class PostgresCallStore {
 
     @Override
     public int renewLeases() {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+      try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
           "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
               + " WHERE lease_owner = ?")) { // only rows it drives carry a lease
         ps.setQueryTimeout(timeoutSeconds);
@@ -977,19 +995,21 @@ public final class PostgresCallStore {
         ps.setString(2, owner);
         return ps.executeUpdate();
       } catch (SQLException e) {
-        throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e);
+        throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e,
+          connectionLost(e));
       }
     }
 
     @Override
     public int releaseLeases() {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+      try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
           "UPDATE toolcall_call SET lease_until = now() WHERE lease_owner = ?")) {
         ps.setQueryTimeout(timeoutSeconds);
         ps.setString(1, owner);
         return ps.executeUpdate();
       } catch (SQLException e) {
-        throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e);
+        throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e,
+          connectionLost(e));
       }
     }
 

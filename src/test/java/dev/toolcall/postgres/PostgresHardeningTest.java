@@ -459,4 +459,19 @@ class PostgresHardeningTest {
     assertThat(ChangeFeed.parse("1:\uD83D\uDE003:c\uFFFF0/3"))
         .isEqualTo(new ChangeFeed.Change("\uD83D\uDE00", "c\0", 3));
   }
+
+  /**
+   * The store's other writes (one autocommit statement each: leases, grants, conversations, retention) say the same:
+   * a connection lost after the statement was sent may have committed (outcomeUnknown), one never had is not.
+   */
+  @Test
+  void anAutocommitWriteWhoseConnectionDiedMayHaveCommitted() {
+    PostgresCallStore faulty = PostgresCallStore.create(losingTheCommitsAnswer(db, true, () -> { }));
+    assertThatThrownBy(() -> faulty.shared("renewer", Duration.ofSeconds(5)).renewLeases())
+        .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
+    PGSimpleDataSource down = new PGSimpleDataSource();
+    down.setURL("jdbc:postgresql://127.0.0.1:1/postgres?user=toolcall");
+    assertThatThrownBy(() -> PostgresCallStore.create(down).shared("renewer", Duration.ofSeconds(5)).renewLeases())
+        .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
+  }
 }
