@@ -30,12 +30,20 @@ import javax.sql.DataSource;
  * writers of the same version exactly one wins and the other is told what won; a writer that was paused while
  * another moved on changes nothing.
  *
- * <p>Faults: a statement that fails is a {@link StoreException} and changes nothing; serialization failures and
- * deadlocks are retried up to three times; when the connection dies while a write was under way (it may have been
- * committed), the row is read again to settle it: the write won if the row holds it, and lost if it holds another. A
- * row this version cannot read (an unknown state written by a newer version, a version at the maximum, an ended call
- * without its outcome) is a {@link StoreException} naming the row; the row is left as it is and other rows are
- * unaffected.
+ * <p>Faults: each write of a call runs in a transaction of its own, so a statement that fails in any way (a lost
+ * connection, a client-side socket timeout while the server still waits on a row lock, which is then cancelled) is a
+ * {@link StoreException} that changed nothing and never commits later; a write that got no connection was not sent.
+ * Serialization failures and deadlocks are retried up to three times. Only when the connection dies during the
+ * COMMIT is the outcome open: the row is read again (once any transaction writing it has ended) and the write is
+ * settled by the row's record of who wrote each of its last 16 versions: won if its own token is there, whatever the
+ * row's version is now, lost if another writer's is, not applied if the row is still at the expected version; only
+ * if none of these can be told is the failure {@link StoreException#outcomeUnknown()}. A failure retrying cannot fix
+ * (the database refused the data or a constraint, a row that cannot be right) is not
+ * {@link StoreException#retriable()}. U+0000, which PostgreSQL cannot store, is written escaped and read back
+ * exactly. A row this version cannot read (an unknown state or field written by a newer version, a running call at
+ * the last version, an ended call without its outcome, a document whose version or ids disagree with the row's) is a
+ * {@link StoreException} naming the row; the row is left as it is, other rows are unaffected, and the restore and
+ * the sweep name it in one WARN per row.
  *
  * <p>The schema ({@code dev/toolcall/postgres/schema.sql}, applied by {@link #applySchema()}) has the table, an index
  * of the calls that have not ended (what a restarting runtime reads) and an index of ended calls by age (retention,
