@@ -4,11 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -23,7 +22,7 @@ final class Nul {
   static final char MARK = '\uFFFF';
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+      .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
 
   private Nul() {}
 
@@ -109,8 +108,7 @@ final class Nul {
     }
     if (n.isObject()) {
       ObjectNode o = JSON.createObjectNode();
-      for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : n.properties()) {
         o.set(f.apply(e.getKey()), map(e.getValue(), f));
       }
       return o;

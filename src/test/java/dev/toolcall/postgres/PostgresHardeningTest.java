@@ -282,6 +282,7 @@ class PostgresHardeningTest {
     ObjectMapper json = new ObjectMapper();
     assertThat(back.toolName()).isEqualTo("sh\0ell");
     assertThat(json.readTree(back.document())).isEqualTo(json.readTree(doc));
+    assertThat(back.document()).contains("1.50"); // numbers exactly as written
     StoredCall next = back.next(ToolCallState.RUNNING, "{\"t\":\"\\u0000\"}");
     assertThat(store.compareAndSet(back, next).won()).isTrue();
     assertThat(json.readTree(store.load("s\0", "nul\0\uFFFF").orElseThrow().document()).get("t").textValue())
