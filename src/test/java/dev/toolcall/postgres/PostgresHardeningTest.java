@@ -475,4 +475,53 @@ class PostgresHardeningTest {
     assertThatThrownBy(() -> PostgresCallStore.create(down).shared("renewer", Duration.ofSeconds(5)).renewLeases())
         .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
   }
+
+  /**
+   * A database made by the previous schema (version 1: no {@code writers} column) is brought to version 2 in place by
+   * {@code applySchema()}; its rows keep their data and move on by compare-and-set.
+   */
+  @Test
+  void aVersion1DatabaseIsMigratedInPlace() throws Exception {
+    DataSource old = PgCluster.database("toolcall_hardening_v1");
+    try (Connection c = old.getConnection(); Statement x = c.createStatement()) {
+      x.execute("CREATE TABLE toolcall_call (session_id text NOT NULL, call_id text NOT NULL, tool_name text NOT NULL,"
+          + " state text NOT NULL, version integer NOT NULL CHECK (version >= 0), document jsonb NOT NULL,"
+          + " seq bigserial NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), lease_owner text,"
+          + " lease_until timestamptz, PRIMARY KEY (session_id, call_id))");
+      x.execute("CREATE TABLE toolcall_schema (version integer NOT NULL PRIMARY KEY)");
+      x.execute("INSERT INTO toolcall_schema VALUES (1)");
+      x.execute("INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document) VALUES"
+          + " ('s', 'legacy', 'shell', 'running', 4, '{\"n\": 4}')");
+    }
+    PostgresCallStore st = PostgresCallStore.create(old);
+    st.applySchema();
+    StoredCall legacy = st.load("s", "legacy").orElseThrow();
+    assertThat(legacy.version()).isEqualTo(4);
+    assertThat(st.compareAndSet(legacy, legacy.next(ToolCallState.RUNNING, doc("me", 5))).won()).isTrue();
+    try (Connection c = old.getConnection(); Statement x = c.createStatement();
+        ResultSet rs = x.executeQuery("SELECT (SELECT max(version) FROM toolcall_schema),"
+            + " (SELECT cardinality(writers) FROM toolcall_call WHERE call_id = 'legacy')")) {
+      rs.next();
+      assertThat(rs.getInt(1)).isEqualTo(2);
+      assertThat(rs.getInt(2)).isEqualTo(1);
+    }
+  }
+
+  /** The row's record of writers keeps the last 16 writes however many there were. */
+  @Test
+  void theRecordOfWritersIsBounded() throws Exception {
+    store.insert(call("many"));
+    for (int i = 0; i < 40; i++) {
+      StoredCall cur = store.load("s", "many").orElseThrow();
+      assertThat(store.compareAndSet(cur, cur.next(ToolCallState.RUNNING, doc("w", i + 1))).won()).isTrue();
+    }
+    try (Connection c = db.getConnection(); Statement x = c.createStatement();
+        ResultSet rs = x.executeQuery("SELECT writers FROM toolcall_call WHERE call_id = 'many'")) {
+      rs.next();
+      String[] writers = (String[]) rs.getArray(1).getArray();
+      assertThat(writers).hasSize(16);
+      assertThat(writers[15]).startsWith("40:");
+      assertThat(writers[0]).startsWith("25:");
+    }
+  }
 }
