@@ -111,6 +111,12 @@ class PostgresHardeningTest {
    * (the write statement is then the commit) or explicitly.
    */
   static DataSource losingTheCommitsAnswer(DataSource ds, boolean applied, Runnable meanwhile) {
+    return losingTheCommitsAnswer(ds, applied, meanwhile, () -> true);
+  }
+
+  /** As above, for the writes for which {@code fire} says true when they commit (the others commit as usual). */
+  static DataSource losingTheCommitsAnswer(DataSource ds, boolean applied, Runnable meanwhile,
+      java.util.function.BooleanSupplier fire) {
     return PostgresCallStoreTest.proxy(DataSource.class, (p, m, args) -> {
       Object r = PostgresCallStoreTest.invoke(ds, m, args);
       if (!(r instanceof Connection c)) {
@@ -127,7 +133,7 @@ class PostgresHardeningTest {
         throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
       };
       return PostgresCallStoreTest.proxy(Connection.class, (cp, cm, cargs) -> {
-        if (cm.getName().equals("commit")) {
+        if (cm.getName().equals("commit") && fire.getAsBoolean()) {
           if (applied) {
             c.commit();
           }
@@ -135,15 +141,17 @@ class PostgresHardeningTest {
         }
         Object cr = PostgresCallStoreTest.invoke(c, cm, cargs);
         String sql = cargs == null ? "" : String.valueOf(cargs[0]);
-        if (cr instanceof PreparedStatement ps && (sql.startsWith("UPDATE") || sql.startsWith("INSERT"))) {
+        if (cr instanceof PreparedStatement ps && (sql.startsWith("UPDATE toolcall_call SET state")
+            || sql.startsWith("INSERT INTO toolcall_call"))) { // a write of a call
           return PostgresCallStoreTest.proxy(PreparedStatement.class, (pp, pm, pargs) -> {
             if (!pm.getName().equals("executeUpdate") || !c.getAutoCommit()) {
               return PostgresCallStoreTest.invoke(ps, pm, pargs);
             }
-            if (applied) {
-              ps.executeUpdate(); // autocommit: the statement is the commit
+            if (applied) { // autocommit: the statement is the commit
+              int rows = ps.executeUpdate();
+              return rows == 0 || !fire.getAsBoolean() ? Integer.valueOf(rows) : Integer.valueOf(die.get());
             }
-            return die.get();
+            return fire.getAsBoolean() ? Integer.valueOf(die.get()) : PostgresCallStoreTest.invoke(ps, pm, pargs);
           });
         }
         return cr;
@@ -467,7 +475,10 @@ class PostgresHardeningTest {
    */
   @Test
   void anAutocommitWriteWhoseConnectionDiedMayHaveCommitted() {
-    PostgresCallStore faulty = PostgresCallStore.create(losingTheCommitsAnswer(db, true, () -> { }));
+    PostgresCallStore faulty = PostgresCallStore.create(PostgresCallStoreTest.failing(db, (ps, update) -> {
+      update.get();
+      throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+    }));
     assertThatThrownBy(() -> faulty.shared("renewer", Duration.ofSeconds(5)).renewLeases())
         .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
     PGSimpleDataSource down = new PGSimpleDataSource();
@@ -523,5 +534,49 @@ class PostgresHardeningTest {
       assertThat(writers[15]).startsWith("40:");
       assertThat(writers[0]).startsWith("25:");
     }
+  }
+
+  /**
+   * The issue's case through two runtimes: B holds a call waiting for approval; A approves it, and A's connection dies
+   * after the COMMIT while B runs the call on (versions 3 and 4). A's decision won, and is told so (not "lost, changed
+   * elsewhere"); the tool ran once.
+   */
+  @Test
+  void anApprovalWhoseCommitLostItsAnswerWhileTheOtherRuntimeRanTheCallWon() throws Exception {
+    DataSource shared = PgCluster.database("toolcall_hardening_two");
+    PostgresCallStore.create(shared).applySchema();
+    java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+    PostgresCallStore watcher = PostgresCallStore.create(TwoRuntimesTest.second("toolcall_hardening_two"));
+    Runnable bRunsIt = () -> { // between A's commit and its lost answer: B runs the approved call to its end
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (watcher.load("s", "c1").orElseThrow().state() != ToolCallState.COMPLETED) {
+        assertThat(System.nanoTime()).as("B ran the call").isLessThan(until);
+        Thread.onSpinWait();
+      }
+    };
+    DataSource dsA = Pool.of(losingTheCommitsAnswer(TwoRuntimesTest.second("toolcall_hardening_two"), true, bRunsIt,
+        () -> armed.getAndSet(false)), 4);
+    DataSource dsB = Pool.of(TwoRuntimesTest.second("toolcall_hardening_two"), 4);
+    Tool shell = Tool.of(ToolDefinition.builder("shell").permissionTimeout(Duration.ofHours(1)).build(), inv -> {
+      runs.incrementAndGet();
+      return ToolResult.of("ran");
+    });
+    try (ToolCallRuntime a = ToolCallRuntime.builder().tools(shell)
+            .sharedStore(PostgresCallStore.create(dsA).shared("a", Duration.ofSeconds(30))).build();
+        ToolCallRuntime b = ToolCallRuntime.builder().tools(shell)
+            .sharedStore(PostgresCallStore.create(dsB).shared("b", Duration.ofSeconds(30))).build()) {
+      dev.toolcall.execution.Batch batch = b.schedule("s", List.of(CallRequest.of("c1", "shell", "{}")));
+      dev.toolcall.permission.PermissionRequest asked = b.permissions().awaitNext(Duration.ofSeconds(10))
+          .orElseThrow();
+      armed.set(true);
+      dev.toolcall.permission.DecisionResult result = a.permissions().decide(asked.requestId(),
+          dev.toolcall.permission.Decision.approveOnce(asked));
+      assertThat(armed).as("the decision's write lost its answer").isFalse();
+      assertThat(result).isInstanceOf(dev.toolcall.permission.DecisionResult.Won.class);
+      assertThat(batch.whenDone().toCompletableFuture().get(30, TimeUnit.SECONDS).get(0).outcome())
+          .isEqualTo(new Outcome.Completed("ran"));
+    }
+    assertThat(runs).hasValue(1);
   }
 }
