@@ -2,14 +2,18 @@ package dev.toolcall;
 
 /**
  * Why a call ended {@link ToolCallState#FAILED}. The first four are the model's mistakes, found by validation
- * before any permission is asked and before the tool is entered; the rest happen around or inside the tool.
+ * before any permission is asked and before the tool is entered ({@link #INVALID_ARGUMENTS} also by the tool itself,
+ * through {@link dev.toolcall.tool.ToolException#invalidArguments}); the rest happen around or inside the tool.
  */
 public enum FailureKind {
   /** The model named a tool that is not registered. */
   UNKNOWN_TOOL,
   /** The argument text is not well-formed JSON (or not one of the accepted forms). */
   MALFORMED_ARGUMENTS,
-  /** The arguments are well-formed but fail the tool's JSON Schema. */
+  /**
+   * The arguments are well-formed but fail the tool's JSON Schema, or the tool found them wrong
+   * ({@link dev.toolcall.tool.ToolException#invalidArguments}, {@link dev.toolcall.tool.ToolArguments#as}).
+   */
   INVALID_ARGUMENTS,
   /** The arguments exceed a parsing limit (size, nesting, string or number length). */
   ARGUMENTS_TOO_LARGE,
@@ -25,7 +29,11 @@ public enum FailureKind {
   EXECUTOR_REJECTED,
   /** A per-turn limit (calls in total, calls per tool, loop detection) stopped the call. */
   LIMIT_EXCEEDED,
-  /** The same call id was scheduled twice in one batch; the duplicate fails, the original goes on. */
+  /**
+   * The call's id cannot identify it: the model sent it blank, used it twice in one response or batch, or reused the
+   * id of an earlier call of the session. It is not run and gets an id of its own ({@code <id>#n}, see
+   * {@link dev.toolcall.execution.ToolScheduler#refuse}); the original, if any, goes on.
+   */
   DUPLICATE_CALL,
   /**
    * The call was running when its process or its remote server stopped and its tool is not idempotent: it may or may

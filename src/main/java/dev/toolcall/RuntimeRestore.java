@@ -2,7 +2,6 @@ package dev.toolcall;
 
 import dev.toolcall.execution.Authorizer;
 import dev.toolcall.execution.Batch;
-import dev.toolcall.permission.ArgumentPattern;
 import dev.toolcall.permission.Grant;
 import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
@@ -25,11 +24,21 @@ final class RuntimeRestore {
   private final ToolCallRuntime runtime;
   private final Instant now;
   private final long nowTick;
+  /**
+   * What kept a waiting call's request from being denied at its deadline, for the reason of the denial ("the database
+   * was unreachable"); null for a restore after a restart, where the permission service says the process was down.
+   */
+  private final String deadlinePassedWhile;
 
   RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker) {
+    this(runtime, clock, ticker, null);
+  }
+
+  RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker, String deadlinePassedWhile) {
     this.runtime = runtime;
     this.now = clock.instant();
     this.nowTick = ticker.read();
+    this.deadlinePassedWhile = deadlinePassedWhile;
   }
 
   /**
@@ -64,13 +73,13 @@ final class RuntimeRestore {
     }
     return new RuntimeSnapshot.Call(id.sessionId(), id.callId(), id.toolName(), id.parentCallId(), id.origin(),
         id.createdAt(), s.state(), s.version(), s.arguments().raw(), s.argumentsVersion(), s.attempt(), path, wait,
-        s.isTerminal() ? s.outcome() : null);
+        s.isTerminal() ? s.outcome() : null, id.label());
   }
 
   /** The restored call's snapshot: a chain of its state changes, the last being its current version. */
   ToolCallSnapshot snapshotOf(RuntimeSnapshot.Call c) {
     ToolCallIdentity id = new ToolCallIdentity(c.callId(), c.toolName(), c.sessionId(), c.parentCallId(),
-        c.createdAt(), tickOf(c.createdAt()), c.origin());
+        c.createdAt(), tickOf(c.createdAt()), c.origin(), c.label());
     ToolArguments args = ToolArguments.ofText(c.arguments());
     ToolCallSnapshot s = null;
     List<RuntimeSnapshot.Step> path = c.path();
@@ -119,26 +128,22 @@ final class RuntimeRestore {
     List<Map.Entry<String, Grant>> grants = new ArrayList<>();
     for (int i = 0; i < snapshot.sessionGrants().size(); i++) {
       RuntimeSnapshot.SessionGrant g = snapshot.sessionGrants().get(i);
-      ArgumentPattern pattern = ArgumentPattern.parse(g.arguments());
-      if (!pattern.form().equals(g.arguments())) {
-        throw new CorruptSnapshotException("sessionGrants[" + i + "]", "arguments '" + g.arguments()
-            + "' are not written the way the store writes them ('*', 'prefix:*' or an exact command)");
-      }
-      grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), pattern, g.createdAt(),
+      grants.add(Map.entry(g.sessionId(), new Grant(g.grantId(), g.toolName(), g.arguments(), g.createdAt(),
           g.expiresAt())));
     }
-    List<List<ToolCallSnapshot>> runs = new ArrayList<>(); // consecutive calls of one session: one batch
     Map<String, Instant> askedAt = new java.util.HashMap<>();
     for (RuntimeSnapshot.Call c : snapshot.calls()) {
       if (c.permission() != null) {
         askedAt.put(c.permission().requestId(), c.permission().askedAt());
       }
-      List<ToolCallSnapshot> last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
-      if (last == null || !last.get(0).identity().sessionId().equals(c.sessionId())) {
-        last = new ArrayList<>();
-        runs.add(last);
+    }
+    List<List<ToolCallSnapshot>> runs = new ArrayList<>(); // the batches the calls were scheduled in
+    for (List<Integer> batch : snapshot.batches()) {
+      List<ToolCallSnapshot> run = new ArrayList<>(batch.size());
+      for (int i : batch) {
+        run.add(snapshotOf(snapshot.calls().get(i)));
       }
-      last.add(snapshotOf(c));
+      runs.add(run);
     }
     for (Map.Entry<String, Grant> g : grants) {
       runtime.permissions().addSessionGrant(g.getKey(), g.getValue());
@@ -162,6 +167,14 @@ final class RuntimeRestore {
     }
     waiting.sort(Comparator.comparingInt(w -> place.get(w.requestId()))); // the queue's order, kept
     for (Waiting w : waiting) {
+      if (deadlinePassedWhile != null && w.call().snapshot().change() instanceof Change.PermissionAsked asked
+          && asked.deadlineTick() - nowTick <= 0) {
+        try { // denied here, saying what happened; the permission service then resolves the request with it
+          w.call().deny(DenialSource.TIMEOUT, "Its deadline passed while " + deadlinePassedWhile + " and nobody had"
+              + " answered, so it was not run.");
+        } catch (RuntimeException e) { // the store failed: the permission service tries (and says) it its own way
+        }
+      }
       try {
         runtime.permissions().resume(w.call(), w.definition(), askedAt.get(w.requestId())).whenComplete((s, t) -> {
           if (t != null) {

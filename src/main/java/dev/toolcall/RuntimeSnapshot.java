@@ -1,11 +1,13 @@
 package dev.toolcall;
 
+import dev.toolcall.permission.ArgumentPattern;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -30,12 +32,42 @@ import java.util.Set;
  * @param requestOrder the ids of the requests the waiting calls wait on, first asked first: the queue's order, which a
  *     restore keeps
  * @param sessionGrants the grants "for the session", oldest first per session
+ * @param batches the batches the calls were scheduled in: each a list of indexes into {@code calls}, rising, all of
+ *     one session; every call in exactly one. A restore gives each call back its batch, so an approved call waits only
+ *     behind the calls of its own batch
  */
 public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> calls, List<String> requestOrder,
-    List<SessionGrant> sessionGrants) {
+    List<SessionGrant> sessionGrants, List<List<Integer>> batches) {
 
-  /** The schema version this library writes and reads. */
-  public static final int SCHEMA_VERSION = 1;
+  /**
+   * A document without batches: each run of consecutive calls of one session is taken as one batch (what documents of
+   * schema 1 and stores that keep calls one by one give).
+   */
+  public RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> calls, List<String> requestOrder,
+      List<SessionGrant> sessionGrants) {
+    this(schemaVersion, takenAt, calls, requestOrder, sessionGrants, consecutiveRuns(calls));
+  }
+
+  /** Each run of consecutive calls of one session as one batch. */
+  static List<List<Integer>> consecutiveRuns(List<Call> calls) {
+    List<List<Integer>> out = new java.util.ArrayList<>();
+    List<Integer> run = null;
+    for (int i = 0; i < calls.size(); i++) {
+      if (run == null || !calls.get(run.get(0)).sessionId().equals(calls.get(i).sessionId())) {
+        run = new java.util.ArrayList<>();
+        out.add(run);
+      }
+      run.add(i);
+    }
+    return out;
+  }
+
+  /**
+   * The schema version this library writes. It reads this one and version 1, whose grants spelled their arguments
+   * in one string that could not tell every pattern apart: those are read never wider than written
+   * ({@link ArgumentPattern#fromLegacyForm}).
+   */
+  public static final int SCHEMA_VERSION = 2;
 
   /** Checks the invariants above. */
   public RuntimeSnapshot {
@@ -47,6 +79,7 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
     calls = List.copyOf(Objects.requireNonNull(calls, "calls"));
     requestOrder = List.copyOf(Objects.requireNonNull(requestOrder, "requestOrder"));
     sessionGrants = List.copyOf(Objects.requireNonNull(sessionGrants, "sessionGrants"));
+    batches = checkedBatches(Objects.requireNonNull(batches, "batches"), calls);
     Set<String> ids = new HashSet<>();
     Set<String> requests = new HashSet<>();
     for (int i = 0; i < calls.size(); i++) {
@@ -58,6 +91,13 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
       if (!ids.add(c.sessionId() + "\u0000" + c.callId())) {
         throw new CorruptSnapshotException("calls[" + i + "]", "call id '" + c.callId() + "' appears twice in session '"
             + c.sessionId() + "'");
+      }
+      checkNear(takenAt, c.createdAt(), "calls[" + i + "]", "createdAt");
+      for (Step step : c.path()) {
+        checkNear(takenAt, step.at(), "calls[" + i + "]", "a step's at");
+      }
+      if (c.permission() != null) {
+        checkNear(takenAt, c.permission().askedAt(), "calls[" + i + "].permission", "askedAt");
       }
       if (c.permission() != null && !requests.add(c.permission().requestId())) {
         throw new CorruptSnapshotException("calls[" + i + "].permission", "request id '"
@@ -76,6 +116,46 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
             + "' appears twice in session '" + g.sessionId() + "'");
       }
     }
+  }
+
+  /** How far from {@code takenAt} a moment a call lived through may be: a runtime's ticks hold about 146 years. */
+  static final Duration MOMENT_RANGE = Duration.ofDays(100 * 365L);
+
+  private static void checkNear(Instant takenAt, Instant t, String where, String what) {
+    if (t.isBefore(takenAt.minus(MOMENT_RANGE)) || t.isAfter(takenAt.plus(MOMENT_RANGE))) {
+      throw new CorruptSnapshotException(where, what + " " + t + " is more than 100 years from takenAt " + takenAt
+          + "; no call lives that long, and a runtime's clock could not hold it exactly");
+    }
+  }
+
+  private static List<List<Integer>> checkedBatches(List<List<Integer>> batches, List<Call> calls) {
+    boolean[] seen = new boolean[calls.size()];
+    List<List<Integer>> out = new java.util.ArrayList<>(batches.size());
+    for (int b = 0; b < batches.size(); b++) {
+      List<Integer> batch = List.copyOf(Objects.requireNonNull(batches.get(b), "batch"));
+      String where = "batches[" + b + "]";
+      if (batch.isEmpty()) {
+        throw new CorruptSnapshotException(where, "a batch holds at least one call");
+      }
+      for (int k = 0; k < batch.size(); k++) {
+        int i = batch.get(k);
+        if (i < 0 || i >= calls.size() || seen[i] || (k > 0 && i <= batch.get(k - 1))) {
+          throw new CorruptSnapshotException(where, "must list indexes of calls, rising, each call in one batch"
+              + " only; was " + batch + " for " + calls.size() + " calls");
+        }
+        seen[i] = true;
+        if (!calls.get(i).sessionId().equals(calls.get(batch.get(0)).sessionId())) {
+          throw new CorruptSnapshotException(where, "holds calls of two sessions");
+        }
+      }
+      out.add(batch);
+    }
+    for (int i = 0; i < seen.length; i++) {
+      if (!seen[i]) {
+        throw new CorruptSnapshotException("batches", "call " + i + " is in no batch");
+      }
+    }
+    return List.copyOf(out);
   }
 
   /**
@@ -98,10 +178,20 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * @param outcome how it ended: present exactly in a terminal state. A runtime snapshot never holds an ended call;
    *     a store keeps the same entry for every version of a call, ended ones too. A completed call's result is kept
    *     as the text the model reads.
+   * @param label the id the provider sent for the call (see {@link ToolCallIdentity#label()}); its call id unless
+   *     the library minted that
    */
   public record Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
       Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
-      List<Step> path, PermissionWait permission, Outcome outcome) {
+      List<Step> path, PermissionWait permission, Outcome outcome, String label) {
+
+    /** A call whose label is its id. */
+    public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
+        Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
+        List<Step> path, PermissionWait permission, Outcome outcome) {
+      this(sessionId, callId, toolName, parentCallId, origin, createdAt, state, version, arguments, argumentsVersion,
+          attempt, path, permission, outcome, callId);
+    }
 
     /** A call that has not ended (no outcome). */
     public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
@@ -125,6 +215,9 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
         throw new CorruptSnapshotException(where, "origin, createdAt, state, arguments and path are required");
       }
       path = List.copyOf(path);
+      if (label == null) {
+        label = callId;
+      }
       if (state.isTerminal() != (outcome != null) || outcome != null && outcome.state() != state) {
         throw new CorruptSnapshotException(where, "an outcome is present exactly in a terminal state, and is of"
             + " that state; state is " + state.wireName() + (outcome == null ? " without one" : " with " + outcome));
@@ -261,12 +354,12 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * @param sessionId the session it holds in
    * @param grantId its id
    * @param toolName the tool it covers
-   * @param arguments the arguments it covers, in the grant file's spelling ({@code *}, {@code prefix:*}, or exact)
+   * @param arguments the arguments it covers (written as its kind and value apart, so it reads back exactly)
    * @param createdAt when it was made
    * @param expiresAt when it ends, or null
    */
-  public record SessionGrant(String sessionId, String grantId, String toolName, String arguments, Instant createdAt,
-      Instant expiresAt) {
+  public record SessionGrant(String sessionId, String grantId, String toolName, ArgumentPattern arguments,
+      Instant createdAt, Instant expiresAt) {
     /** Checks the parts. */
     public SessionGrant {
       if (sessionId == null || sessionId.isBlank() || grantId == null || grantId.isBlank() || toolName == null

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolcall.permission.ArgumentPattern;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -24,14 +25,25 @@ final class RuntimeSnapshotJson {
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private static final Set<String> TOP = Set.of("format", "schemaVersion", "takenAt", "calls", "requestOrder",
-      "sessionGrants");
+      "sessionGrants", "batches");
   private static final Set<String> CALL = Set.of("sessionId", "callId", "toolName", "parentCallId", "origin",
-      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission", "outcome");
+      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission", "outcome",
+      "label");
   private static final Set<String> OUTCOME = Set.of("state", "content", "kind", "message", "source", "reason");
   private static final Set<String> STEP = Set.of("state", "version", "at");
   private static final Set<String> WAIT = Set.of("requestId", "askedAt", "deadline");
-  private static final Set<String> GRANT = Set.of("sessionId", "grantId", "toolName", "arguments", "createdAt",
-      "expiresAt");
+  private static final Set<String> GRANT = Set.of("sessionId", "grantId", "toolName", "match", "arguments",
+      "createdAt", "expiresAt");
+  private static final Set<String> LEGACY_GRANT = Set.of("sessionId", "grantId", "toolName", "arguments",
+      "createdAt", "expiresAt");
+  /** The schema version whose grants spelled their arguments in one ambiguous string. */
+  static final int LEGACY_SCHEMA = 1;
+  /**
+   * The document's writer: every character outside ASCII escaped, so any Java string (an id or a result with a lone
+   * surrogate too) comes back as it was, whatever the file's encoding is taken to be.
+   */
+  private static final com.fasterxml.jackson.databind.ObjectWriter WRITER = MAPPER.writerWithDefaultPrettyPrinter()
+      .with(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII);
 
   private RuntimeSnapshotJson() {}
 
@@ -46,20 +58,28 @@ final class RuntimeSnapshotJson {
     }
     ArrayNode order = root.putArray("requestOrder");
     s.requestOrder().forEach(order::add);
+    ArrayNode batches = root.putArray("batches");
+    for (List<Integer> b : s.batches()) {
+      ArrayNode a = batches.addArray();
+      b.forEach(a::add);
+    }
     ArrayNode grants = root.putArray("sessionGrants");
     for (RuntimeSnapshot.SessionGrant g : s.sessionGrants()) {
       ObjectNode n = grants.addObject();
       n.put("sessionId", g.sessionId());
       n.put("grantId", g.grantId());
       n.put("toolName", g.toolName());
-      n.put("arguments", g.arguments());
+      n.put("match", g.arguments().kind().wireName());
+      if (g.arguments().kind() != ArgumentPattern.Kind.ANY) {
+        n.put("arguments", g.arguments().value());
+      }
       n.put("createdAt", g.createdAt().toString());
       if (g.expiresAt() != null) {
         n.put("expiresAt", g.expiresAt().toString());
       }
     }
     try {
-      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+      return WRITER.writeValueAsString(root);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write a runtime snapshot", e); // a tree of strings and numbers
     }
@@ -79,6 +99,9 @@ final class RuntimeSnapshotJson {
   private static void call(ObjectNode n, RuntimeSnapshot.Call c) {
     n.put("sessionId", c.sessionId());
     n.put("callId", c.callId());
+    if (!c.label().equals(c.callId())) {
+      n.put("label", c.label());
+    }
     n.put("toolName", c.toolName());
     if (c.parentCallId() != null) {
       n.put("parentCallId", c.parentCallId());
@@ -143,6 +166,9 @@ final class RuntimeSnapshotJson {
   }
 
   static RuntimeSnapshot read(String json) {
+    if (json.startsWith("\uFEFF")) { // a UTF-8 byte order mark, as some editors add
+      json = json.substring(1);
+    }
     JsonNode root;
     try {
       root = MAPPER.readTree(json);
@@ -159,7 +185,7 @@ final class RuntimeSnapshotJson {
       throw new CorruptSnapshotException("format", "format is '" + format + "', not '" + FORMAT + "'");
     }
     int schema = integer(root, "schemaVersion", "document");
-    if (schema != RuntimeSnapshot.SCHEMA_VERSION) {
+    if (schema != RuntimeSnapshot.SCHEMA_VERSION && schema != LEGACY_SCHEMA) {
       throw new CorruptSnapshotException("schemaVersion", "schema version " + schema + " is not "
           + RuntimeSnapshot.SCHEMA_VERSION + (schema > RuntimeSnapshot.SCHEMA_VERSION
           ? " (written by a newer version of the library)" : ""));
@@ -182,9 +208,31 @@ final class RuntimeSnapshotJson {
     List<RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
     i = 0;
     for (JsonNode n : array(root, "sessionGrants", "document")) {
-      grants.add(grant(n, "sessionGrants[" + i++ + "]"));
+      grants.add(grant(n, "sessionGrants[" + i++ + "]", schema == LEGACY_SCHEMA));
     }
-    return new RuntimeSnapshot(schema, takenAt, calls, order, grants);
+    if (schema == LEGACY_SCHEMA || !root.has("batches")) {
+      if (schema != LEGACY_SCHEMA) {
+        throw new CorruptSnapshotException("document", "field 'batches' is missing");
+      }
+      return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, takenAt, calls, order, grants);
+    }
+    List<List<Integer>> batches = new ArrayList<>();
+    i = 0;
+    for (JsonNode b : array(root, "batches", "document")) {
+      String where = "batches[" + i++ + "]";
+      if (!b.isArray()) {
+        throw new CorruptSnapshotException(where, "must be an array of call indexes");
+      }
+      List<Integer> batch = new ArrayList<>();
+      for (JsonNode n : b) {
+        if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+          throw new CorruptSnapshotException(where, "must be an array of call indexes");
+        }
+        batch.add(n.intValue());
+      }
+      batches.add(batch);
+    }
+    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, takenAt, calls, order, grants, batches);
   }
 
   static RuntimeSnapshot.Call readCall(String json) {
@@ -244,21 +292,54 @@ final class RuntimeSnapshotJson {
       return new RuntimeSnapshot.Call(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),
           text(n, "parentCallId", where, false), o, instant(n, "createdAt", where, true),
           state(text(n, "state", where, true), where), integer(n, "version", where), text(n, "arguments", where, true),
-          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait, ended);
+          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait, ended,
+          text(n, "label", where, false));
     } catch (CorruptSnapshotException e) {
       throw new CorruptSnapshotException(where, e.why(), e);
     }
   }
 
-  private static RuntimeSnapshot.SessionGrant grant(JsonNode n, String where) {
+  private static RuntimeSnapshot.SessionGrant grant(JsonNode n, String where, boolean legacy) {
     object(n, where);
-    known(n, GRANT, where);
+    known(n, legacy ? LEGACY_GRANT : GRANT, where);
     try {
       return new RuntimeSnapshot.SessionGrant(text(n, "sessionId", where, true), text(n, "grantId", where, true),
-          text(n, "toolName", where, true), text(n, "arguments", where, true), instant(n, "createdAt", where, true),
-          instant(n, "expiresAt", where, false));
+          text(n, "toolName", where, true), legacy ? legacyPattern(n, where) : pattern(n, where),
+          instant(n, "createdAt", where, true), instant(n, "expiresAt", where, false));
     } catch (CorruptSnapshotException e) {
       throw new CorruptSnapshotException(where, e.why(), e);
+    }
+  }
+
+  /** A grant's {@code match} and {@code arguments}: its kind and value, apart. */
+  private static ArgumentPattern pattern(JsonNode n, String where) {
+    ArgumentPattern.Kind kind;
+    try {
+      kind = ArgumentPattern.Kind.fromWireName(text(n, "match", where, true));
+    } catch (IllegalArgumentException e) {
+      throw new CorruptSnapshotException(where, "field 'match': " + e.getMessage());
+    }
+    String value = text(n, "arguments", where, kind != ArgumentPattern.Kind.ANY);
+    if (kind == ArgumentPattern.Kind.ANY) {
+      if (value != null) {
+        throw new CorruptSnapshotException(where, "a grant whose match is 'any' has no field 'arguments'");
+      }
+      return ArgumentPattern.ANY;
+    }
+    if (value.isEmpty()) {
+      throw new CorruptSnapshotException(where, "field 'arguments' must not be empty for match '" + kind.wireName()
+          + "'");
+    }
+    return new ArgumentPattern(kind, value);
+  }
+
+  /** A schema 1 grant: one string, read never wider than it was written. */
+  private static ArgumentPattern legacyPattern(JsonNode n, String where) {
+    String arguments = text(n, "arguments", where, true);
+    try {
+      return ArgumentPattern.fromLegacyForm(arguments);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptSnapshotException(where, "field 'arguments': " + e.getMessage());
     }
   }
 

@@ -20,7 +20,9 @@ import java.util.Optional;
  *       lease ({@link #lease()}), which it renews; once the lease expires (the runtime crashed, or paused longer than
  *       the lease), another runtime takes the call over as a restore does: a pending call is authorized anew, an
  *       approved one runs once, a running one runs again as the next attempt if its tool is idempotent and otherwise
- *       ends FAILED, outcome unknown;</li>
+ *       ends FAILED, outcome unknown. A lease that lapsed while the store was unreachable is not taken as a crash: a
+ *       runtime that saw the store fail takes nothing over until the store has worked for a whole lease again, while
+ *       every live runtime renews its leases and settles its own calls;</li>
  *   <li>each runtime learns of the others' changes through {@link #watch}, within the store's delay, and adopts
  *       them: its listeners see each state change made elsewhere once, in version order, after it committed.</li>
  * </ul>

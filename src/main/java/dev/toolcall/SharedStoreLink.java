@@ -2,6 +2,7 @@ package dev.toolcall;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -16,6 +17,12 @@ import org.slf4j.LoggerFactory;
  * ({@code toolcall-shared-store}): it adopts the changes the store tells of into the calls this runtime holds, loads
  * the requests other runtimes opened when a decision for one arrives here, renews this runtime's leases, and takes
  * over the calls nobody looks after (a call driven under an expired lease, a request past its deadline).
+ *
+ * <p>Outages. A lease that lapsed while the store was unreachable is no evidence that its runtime crashed: every
+ * runtime's renewals failed alike. So once this link has seen the store fail, it takes nothing over until its sweeps
+ * have worked again for a whole lease: by then every live runtime has renewed its leases (each renews every third of
+ * one) and settled its own calls, and what is still overdue belongs to a runtime that is really gone. Meanwhile it
+ * renews its own leases and settles its own calls (a held request past its deadline is denied now) as usual.
  */
 final class SharedStoreLink implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedStoreLink.class);
@@ -30,6 +37,14 @@ final class SharedStoreLink implements AutoCloseable {
   private volatile AutoCloseable watch;
   private volatile boolean closed;
   private boolean sweepFailed; // the link's thread only
+  /** Whether an operation on the store failed since the last sweep that worked; set by any thread. */
+  private volatile boolean storeFailed;
+  /** When the store last failed an operation of this link (wall clock), or null; set by any thread. */
+  private volatile Instant lastFailure;
+  /** The tick of the first sweep that worked after the store failed; the link's thread only. */
+  private long recoveredAt;
+  /** Whether {@link #recoveredAt} is set: takeovers wait a lease from it; the link's thread only. */
+  private boolean recovering;
 
   SharedStoreLink(ToolCallRuntime runtime, SharedCallStore store, Clock clock, Ticker ticker) {
     this.runtime = runtime;
@@ -69,6 +84,7 @@ final class SharedStoreLink implements AutoCloseable {
     try {
       refresh(call.get());
     } catch (RuntimeException e) {
+      failed();
       log.warn("could not read call {}/{} from the shared store after version {} was stored: {}", sessionId, callId,
           version, e.toString());
     }
@@ -94,7 +110,13 @@ final class SharedStoreLink implements AutoCloseable {
     if (closed) {
       return false;
     }
-    Optional<RuntimeSnapshot.Call> stored = store.readByRequest(requestId);
+    Optional<RuntimeSnapshot.Call> stored;
+    try {
+      stored = store.readByRequest(requestId);
+    } catch (RuntimeException e) {
+      failed();
+      throw e;
+    }
     if (stored.isEmpty()) {
       return false;
     }
@@ -108,26 +130,60 @@ final class SharedStoreLink implements AutoCloseable {
     return true;
   }
 
-  /** Brings a call no runtime looks after into this one, as a restore does (only the store lets one runtime win). */
+  /**
+   * Brings a call no runtime looks after into this one, as a restore does (only the store lets one runtime win); a
+   * request past its deadline is denied, saying why nobody denied it in time.
+   */
   private synchronized void adopt(RuntimeSnapshot.Call c) {
-    new RuntimeRestore(runtime, clock, ticker).restore(RuntimeSnapshot.ofCalls(clock.instant(), List.of(c)));
+    new RuntimeRestore(runtime, clock, ticker, whyNotDenied(c))
+        .restore(RuntimeSnapshot.ofCalls(clock.instant(), List.of(c)));
   }
 
-  /** Renews this runtime's leases, then takes over what nobody looks after. */
+  /**
+   * Why the request of {@code c}, found past its deadline, was not denied at it by the runtime that asked: the
+   * database was unreachable, when this link saw it fail at or after the deadline; otherwise that runtime was not
+   * there to do it.
+   */
+  private String whyNotDenied(RuntimeSnapshot.Call c) {
+    Instant failed = lastFailure;
+    if (failed != null && c.permission() != null
+        && !failed.isBefore(c.permission().deadline().minus(sweepEvery))) {
+      return "the database was unreachable";
+    }
+    return "the runtime that asked could not deny it (it had stopped, or could not reach the database)";
+  }
+
+  /** Notes that the store failed an operation of this link: takeovers wait until it has worked for a lease. */
+  private void failed() {
+    lastFailure = clock.instant();
+    storeFailed = true;
+  }
+
+  /** Renews this runtime's leases, settles its own overdue calls, then takes over what nobody looks after. */
   private void sweep() {
     if (closed) {
       return;
     }
     try {
       store.renewLeases();
-      for (RuntimeSnapshot.Call c : store.overdue()) {
-        takeOver(c);
+      List<RuntimeSnapshot.Call> overdue = store.overdue();
+      long now = ticker.read();
+      if (storeFailed) { // the first sweep that works after a failure: the others get a lease to renew theirs
+        storeFailed = false;
+        recovering = true;
+        recoveredAt = now;
+      } else if (recovering && now - recoveredAt >= store.lease().toNanos()) {
+        recovering = false;
       }
       if (sweepFailed) {
         log.info("shared store sweep works again");
         sweepFailed = false;
       }
+      for (RuntimeSnapshot.Call c : overdue) {
+        takeOver(c, !recovering);
+      }
     } catch (RuntimeException e) {
+      failed();
       if (!sweepFailed) {
         log.warn("shared store sweep failed (leases not renewed, overdue calls not taken over); retrying every {}:"
             + " {}", sweepEvery, e.toString());
@@ -136,19 +192,26 @@ final class SharedStoreLink implements AutoCloseable {
     }
   }
 
-  private void takeOver(RuntimeSnapshot.Call c) {
+  /**
+   * Looks after overdue call {@code c}: one held here is settled (brought up to the store; a request past its deadline
+   * denied now); one driven elsewhere is taken over when {@code others} allows it (not right after an outage).
+   */
+  private void takeOver(RuntimeSnapshot.Call c, boolean others) {
     Optional<ToolCall> held = runtime.scheduler().call(c.sessionId(), c.callId());
     if (held.isEmpty()) {
-      adopt(c); // as a restore: pending authorized anew, approved run once, running run again (idempotent) or
-      // failed, outcome unknown; waiting past its deadline denied once
+      if (others) {
+        adopt(c); // as a restore: pending authorized anew, approved run once, running run again (idempotent) or
+        // failed, outcome unknown; waiting past its deadline denied once
+      }
       return;
     }
     ToolCall call = held.get();
     ToolCallSnapshot s = refresh(call);
-    if (s.state() == ToolCallState.RUNNING && s.version() == c.version()) {
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      runtime.permissions().settle(call); // held here past its deadline: denied now (its timer may have failed)
+    } else if (others && s.state() == ToolCallState.RUNNING && s.version() == c.version()) {
       runtime.scheduler().takeOver(call); // does nothing for a call this runtime runs itself
     }
-    // waiting here past its deadline: this runtime's own timer denies it
   }
 
   /**

@@ -166,6 +166,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /**
    * Restores a call from a stored snapshot (for stores and tests). Its events continue after the snapshot's
    * version; nothing is published for the restored version itself.
+   *
+   * @throws IllegalArgumentException if the snapshot's history (its chain of previous versions) holds a change of
+   *     state that is not an edge of the matrix, or a version after a terminal one; the message names the edge
    */
   public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker) {
     return restore(snapshot, bus, ticker, null);
@@ -176,11 +179,28 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * {@link CallStore}); the restored version itself is not written (it is the store's, or the caller stores it).
    *
    * @param store the store, or null for a call in memory only
+   * @throws IllegalArgumentException if the snapshot's history breaks the matrix (see above)
    */
   public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker, CallStore store) {
     Objects.requireNonNull(snapshot, "snapshot");
+    checkHistory(snapshot);
     return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
         store);
+  }
+
+  /**
+   * Refuses a history that no sequence of changes could have made: a change of state that is not an edge of the
+   * matrix, or any version after a terminal one.
+   */
+  private static void checkHistory(ToolCallSnapshot snapshot) {
+    for (ToolCallSnapshot s = snapshot, p = s.previous(); p != null; s = p, p = p.previous()) {
+      if (p.isTerminal() || p.state() != s.state() && !ToolCallState.TABLE.allows(p.state(), s.state())) {
+        throw new IllegalArgumentException("snapshot of call " + snapshot.identity().sessionId() + "/"
+            + snapshot.callId() + " has a history the transition matrix forbids: v" + p.version() + " " + p.state()
+            + " -> v"
+            + s.version() + " " + s.state() + " (" + p.state() + " allows " + p.state().successors() + ")");
+      }
+    }
   }
 
   private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker, CallStore store) {
@@ -251,10 +271,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(change, "change");
-    ToolCallState.TABLE.check(expected, target);
-    if (target.isTerminal()) {
-      throw terminalNeedsOutcome(target);
-    }
     return result(change(expected, ANY_ARGUMENTS, target, change, null));
   }
 
@@ -272,10 +288,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(change, "change");
-    ToolCallState.TABLE.check(expected, target);
-    if (target.isTerminal()) {
-      throw terminalNeedsOutcome(target);
-    }
     return result(change(expected, requireArgumentsVersion(argumentsVersion), target, change, null));
   }
 
@@ -290,9 +302,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
-    ToolCallState target = outcome.state();
-    ToolCallState.TABLE.check(expected, target);
-    return result(change(expected, requireArgumentsVersion(argumentsVersion), target, reason, outcome));
+    return result(change(expected, requireArgumentsVersion(argumentsVersion), outcome.state(), reason, outcome));
   }
 
   /**
@@ -304,9 +314,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
-    ToolCallState target = outcome.state();
-    ToolCallState.TABLE.check(expected, target);
-    return result(change(expected, ANY_ARGUMENTS, target, reason, outcome));
+    return result(change(expected, ANY_ARGUMENTS, outcome.state(), reason, outcome));
   }
 
   /** RUNNING -&gt; COMPLETED with {@code content} as the result. */
@@ -342,16 +350,13 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Outcome outcome = new Outcome.Cancelled(Objects.requireNonNull(reason, "reason"));
     Reason why = reason.isEmpty() ? Reason.CANCELLED : Reason.CANCELLED.withMessage(reason);
     for (;;) {
-      ToolCallSnapshot cur = current();
-      if (!ToolCallState.TABLE.allows(cur.state(), ToolCallState.CANCELLED)) {
-        return new TransitionResult<>(false, cur);
+      ToolCallState from = current().state();
+      if (!ToolCallState.TABLE.allows(from, ToolCallState.CANCELLED)) {
+        return new TransitionResult<>(false, current());
       }
-      ToolCallSnapshot nv = bounded(cur, cur.next(ToolCallState.CANCELLED, why, outcome, ticker.read()));
-      if (install(cur, nv)) {
-        if (log.isDebugEnabled()) {
-          debug(cur.state(), nv, why);
-        }
-        return new TransitionResult<>(true, nv);
+      ToolCallSnapshot won = change(from, ANY_ARGUMENTS, ToolCallState.CANCELLED, why, outcome);
+      if (won != null) {
+        return new TransitionResult<>(true, won);
       }
     }
   }
@@ -508,9 +513,12 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /**
-   * The compare-and-set loop of every change that moves the state from {@code expected}, and the hand-off after a
-   * win: no lambda, so a change allocates only its snapshot. Returns the installed snapshot, or null when the call was
-   * not in {@code expected} (or not at {@code argumentsVersion}). The edge was checked by the caller.
+   * The one place every change of state goes through (both {@code transition}s, both {@code terminate}s,
+   * {@code complete}, {@code fail}, {@code deny}, {@code cancel}): checks the edge against the matrix (an
+   * {@link dev.toolcall.fsm.IllegalTransitionException} naming from, to and the allowed targets, changing nothing),
+   * runs the compare-and-set loop, and hands off after a win: no lambda, so a change allocates only its snapshot.
+   * Returns the installed snapshot, or null when the call was not in {@code expected} (or not at
+   * {@code argumentsVersion}). The other changes (arguments, output, retries) never change the state.
    *
    * <p>It does not build the {@link TransitionResult}: this method is large once the JIT has inlined the hand-off
    * into it, so it is usually not inlined into its callers, and a result made here would then escape. The public methods
@@ -519,6 +527,11 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   private ToolCallSnapshot change(ToolCallState expected, int argumentsVersion, ToolCallState target,
       Change change, Outcome outcome) {
+    ToolCallState.TABLE.check(expected, target); // the one check of the matrix for every change of state
+    if (target.isTerminal() != (outcome != null)) {
+      throw target.isTerminal() ? terminalNeedsOutcome(target)
+          : new IllegalArgumentException("target " + target + " is not terminal and takes no outcome");
+    }
     ToolCallSnapshot won = casLoop(expected, argumentsVersion, target, change, outcome);
     if (won != null) {
       drainPending();
@@ -616,10 +629,10 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
-  private static ToolCall create(String callId, String toolName, String sessionId, String parentCallId,
+  private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
       ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus, CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-        ticker.read(), origin);
+        ticker.read(), origin, label);
     ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
     if (store != null && !store.create(call.current())) {
       throw new DuplicateCallException(sessionId, callId);
@@ -649,6 +662,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private String sessionId = "default";
     private String parentCallId;
     private ToolCallOrigin origin = ToolCallOrigin.MODEL;
+    private String label;
     private ToolArguments arguments = ToolArguments.empty();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -669,6 +683,15 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     /** The enclosing call of a nested call. */
     public Builder parentCallId(String parentCallId) {
       this.parentCallId = ToolCallIdentity.requireNonBlank(parentCallId, "parentCallId");
+      return this;
+    }
+
+    /**
+     * The id the provider sent for the call, exactly (may be empty), when the call id is one the library minted
+     * (see {@link ToolCallIdentity#label()}); by default the call id.
+     */
+    public Builder label(String label) {
+      this.label = Objects.requireNonNull(label, "label");
       return this;
     }
 
@@ -718,7 +741,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
      * @throws IllegalStateException if a store is set and already holds this call
      */
     public ToolCall build() {
-      return create(callId, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
+      return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
           bus != null ? bus : EventBus.create(), store);
     }
   }

@@ -157,15 +157,23 @@ public final class ToolCallRuntime implements AutoCloseable {
     Map<String, java.time.Instant> askedAt = new java.util.HashMap<>();
     queue.forEach(r -> askedAt.put(r.requestId(), r.createdAt()));
     List<RuntimeSnapshot.Call> calls = new ArrayList<>();
-    for (ToolCall c : scheduler.activeCalls()) {
-      ToolCallSnapshot s = c.snapshot();
-      if (!s.isTerminal()) {
-        calls.add(RuntimeRestore.callOf(s, askedAt));
+    List<List<Integer>> batches = new ArrayList<>();
+    for (List<ToolCall> batch : scheduler.activeBatches()) {
+      List<Integer> indexes = new ArrayList<>();
+      for (ToolCall c : batch) {
+        ToolCallSnapshot s = c.snapshot();
+        if (!s.isTerminal()) {
+          indexes.add(calls.size());
+          calls.add(RuntimeRestore.callOf(s, askedAt));
+        }
+      }
+      if (!indexes.isEmpty()) {
+        batches.add(indexes);
       }
     }
     List<RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
     new java.util.TreeMap<>(permissions.sessionGrants()).forEach((session, list) -> list.forEach(g -> grants.add(
-        new RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments().form(), g.createdAt(),
+        new RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(), g.createdAt(),
             g.expiresAt()))));
     java.util.Set<String> waiting = new java.util.LinkedHashSet<>();
     for (RuntimeSnapshot.Call c : calls) {
@@ -180,14 +188,14 @@ public final class ToolCallRuntime implements AutoCloseable {
       }
     }
     order.addAll(waiting); // opened while this was read: after the others
-    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, clock.instant(), calls, order, grants);
+    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, clock.instant(), calls, order, grants, batches);
   }
 
   /**
    * Brings back the calls, requests and session grants of {@code snapshot} (taken by {@link #snapshot()}, usually by
    * another process before a restart) into this runtime, in the document's order, and returns the batches whose
-   * results are what the model is owed for those calls: one per run of consecutive calls of one session, in that
-   * order (each batch orders its calls as {@link #schedule} would). Ids, versions, arguments
+   * results are what the model is owed for those calls: one per batch the calls were scheduled in
+   * ({@link RuntimeSnapshot#batches()}), in that order (each batch orders its calls as {@link #schedule} would). Ids, versions, arguments
    * versions, attempts and request ids are kept, and the requests re-open in the order they were first asked, with
    * their absolute deadlines. By state (see {@link ToolScheduler#resume}):
    * <ul>

@@ -3,9 +3,6 @@ package dev.toolcall;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -36,8 +33,9 @@ class CorruptSnapshotTest {
     RuntimeSnapshot.Call running = new RuntimeSnapshot.Call("s", "c3", "fetch", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.RUNNING, 5, "{}", 0, 1,
         List.of(step(ToolCallState.PENDING, 0), step(ToolCallState.RUNNING, 1)), null);
-    return new RuntimeSnapshot(1, T0, List.of(waiting, approved, running), List.of("perm-1"),
-        List.of(new RuntimeSnapshot.SessionGrant("s", "g1", "shell", "git:*", T0, null))).toJson();
+    return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, T0, List.of(waiting, approved, running),
+        List.of("perm-1"), List.of(new RuntimeSnapshot.SessionGrant("s", "g1", "shell",
+            dev.toolcall.permission.ArgumentPattern.prefix("git"), T0, null))).toJson();
   }
 
   static RuntimeSnapshot.Step step(ToolCallState s, int v) {
@@ -51,8 +49,17 @@ class CorruptSnapshotTest {
         corrupt("empty", s -> "", "document"),
         corrupt("not an object", s -> "[1,2]", "document"),
         corrupt("trailing garbage", s -> s + " {}", "document"),
-        corrupt("a future schema version", s -> s.replace("\"schemaVersion\" : 1", "\"schemaVersion\" : 2"),
+        corrupt("a future schema version", s -> s.replace("\"schemaVersion\" : 2", "\"schemaVersion\" : 3"),
             "schemaVersion"),
+        corrupt("a grant's unknown match", s -> s.replace("\"match\" : \"prefix\"", "\"match\" : \"glob\""),
+            "sessionGrants[0]"),
+        corrupt("a grant's match missing", s -> s.replace("\"match\" : \"prefix\",", ""), "sessionGrants[0]"),
+        corrupt("a prefix grant without its prefix", s -> s.replace("\"arguments\" : \"git\",", ""),
+            "sessionGrants[0]"),
+        corrupt("an any grant with arguments", s -> s.replace("\"match\" : \"prefix\"", "\"match\" : \"any\""),
+            "sessionGrants[0]"),
+        corrupt("an exact grant on nothing", s -> s.replace("\"arguments\" : \"git\"", "\"arguments\" : \"\""),
+            "sessionGrants[0]"),
         corrupt("another format", s -> s.replace("toolcall-lifecycle/runtime-snapshot", "something-else"), "format"),
         corrupt("an unknown state", s -> s.replaceFirst("\"state\" : \"permission_approved\"",
             "\"state\" : \"paused\""), "calls[1]"),
@@ -81,7 +88,7 @@ class CorruptSnapshotTest {
         corrupt("a number where a string goes", s -> s.replace("\"arguments\" : \"{}\"", "\"arguments\" : {}"),
             "calls[2]"),
         corrupt("a duplicate grant", s -> s.replace("\"sessionGrants\" : [ {", "\"sessionGrants\" : [ {"
-            + " \"sessionId\" : \"s\", \"grantId\" : \"g1\", \"toolName\" : \"x\", \"arguments\" : \"*\", \"createdAt\""
+            + " \"sessionId\" : \"s\", \"grantId\" : \"g1\", \"toolName\" : \"x\", \"match\" : \"any\", \"createdAt\""
             + " : \"2026-11-25T09:00:00Z\" }, {"), "sessionGrants[1]"));
   }
 
@@ -103,20 +110,17 @@ class CorruptSnapshotTest {
         .isInstanceOfSatisfying(CorruptSnapshotException.class, e -> assertThat(e.entry()).startsWith(entry));
   }
 
-  /** A grant in a spelling the store never writes is refused before anything is restored. */
+  /** A grant whose pattern is not one the library writes is refused before anything is read, naming the grant. */
   @Test
-  void aRuntimeGivenACorruptGrantRestoresNothing() {
-    RuntimeSnapshot ok = RuntimeSnapshot.fromJson(valid());
-    RuntimeSnapshot bad = new RuntimeSnapshot(1, T0, ok.calls(), ok.requestOrder(),
-        List.of(new RuntimeSnapshot.SessionGrant("s", "g1", "shell", ":*", T0, null)));
-    Tool shell = Tool.of(ToolDefinition.builder("shell").build(), inv -> ToolResult.of("ran"));
-    Tool fetch = Tool.of(ToolDefinition.builder("fetch").requiresApproval(false).build(), inv -> ToolResult.of("f"));
-    try (ToolCallRuntime r = ToolCallRuntime.builder().tools(shell, fetch).build()) {
-      assertThatThrownBy(() -> r.restore(bad)).isInstanceOfSatisfying(CorruptSnapshotException.class,
-          e -> assertThat(e.entry()).isEqualTo("sessionGrants[0]"));
-      assertThat(r.scheduler().activeCalls()).isEmpty();
-      assertThat(r.permissions().pending()).isEmpty();
-      assertThat(r.permissions().sessionGrants()).isEmpty();
-    }
+  void aCorruptGrantRefusesTheDocument() {
+    String bad = valid().replace("\"match\" : \"prefix\"", "\"match\" : \"any\"");
+    assertThatThrownBy(() -> RuntimeSnapshot.fromJson(bad)).isInstanceOfSatisfying(CorruptSnapshotException.class,
+        e -> assertThat(e.entry()).isEqualTo("sessionGrants[0]"));
+  }
+
+  /** A UTF-8 byte order mark, as editors add, is not corruption: the document reads. */
+  @Test
+  void aByteOrderMarkIsNotCorruption() {
+    assertThat(RuntimeSnapshot.fromJson("\uFEFF" + valid())).isEqualTo(RuntimeSnapshot.fromJson(valid()));
   }
 }

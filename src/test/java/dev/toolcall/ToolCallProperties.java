@@ -101,6 +101,7 @@ class ToolCallProperties {
           case CANCELLED -> new Cancel("stop");
           default -> new Transition(cur, to);
         });
+        ops.add(to.isTerminal() ? new TerminateAt(cur, true, outcomeOf(to)) : new TransitionAt(cur, true, to));
       }
       if (cur == RUNNING) {
         ops.add(new AppendOutput("out"));
@@ -141,14 +142,28 @@ class ToolCallProperties {
     Arbitrary<ToolCallState> st = Arbitraries.of(ToolCallState.class);
     return Arbitraries.oneOf(
         Combinators.combine(st, st).as(Transition::new),
+        Combinators.combine(st, Arbitraries.of(true, false), st).as(TransitionAt::new),
         Combinators.combine(st, outcomes()).as(Terminate::new),
+        Combinators.combine(st, Arbitraries.of(true, false), outcomes()).as(TerminateAt::new),
         Arbitraries.just(new Complete("ok")),
+        Arbitraries.just(new CompleteResult("ok")),
         Arbitraries.of(FailureKind.class).map(k -> new Fail(k, "failed")),
         Arbitraries.of(DenialSource.class).map(s -> new Deny(s, "denied")),
         Arbitraries.just(new Cancel("cancel")),
         st.map(s -> new ModifyArguments(s, "user")),
+        Combinators.combine(st, Arbitraries.of(true, false)).as((s, fresh) -> new ModifyArgumentsAt(s, fresh, "user")),
         Arbitraries.just(new AppendOutput("chunk")),
         Arbitraries.integers().between(2, 4).map(ScheduleRetry::new));
+  }
+
+  static Outcome outcomeOf(ToolCallState terminal) {
+    return switch (terminal) {
+      case COMPLETED -> new Outcome.Completed("c");
+      case FAILED -> new Outcome.Failed(FailureKind.TIMEOUT, "slow");
+      case PERMISSION_DENIED -> new Outcome.Denied(DenialSource.POLICY, "rule");
+      case CANCELLED -> new Outcome.Cancelled("x");
+      default -> throw new IllegalArgumentException("not terminal: " + terminal);
+    };
   }
 
   static Arbitrary<Outcome> outcomes() {
@@ -226,6 +241,68 @@ class ToolCallProperties {
       case RUNNING -> List.of(new Transition(PENDING, RUNNING));
       default -> throw new IllegalArgumentException("not a race start: " + start);
     };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Restore
+
+  /**
+   * {@link ToolCall#restore} accepts exactly the histories the seed's matrix allows: a history (any sequence of
+   * states from PENDING, each version one above the last) is restored when every change of state in it is an edge and
+   * nothing follows a terminal version; otherwise it is refused with an {@link IllegalArgumentException} naming the
+   * first bad edge from the newest end, and nothing is published.
+   */
+  @Property(tries = 300)
+  void restoreAcceptsExactlyTheHistoriesTheMatrixAllows(
+      @ForAll("histories") List<ToolCallState> states) {
+    World w = new World();
+    ToolCallSnapshot s = w.call.snapshot();
+    for (ToolCallState to : states) {
+      s = s.next(to, Reason.of("test", ""), to.isTerminal() ? outcomeOf(to) : null, s.tick() + 1);
+    }
+    String bad = null;
+    List<ToolCallState> all = new ArrayList<>(List.of(PENDING));
+    all.addAll(states);
+    for (int i = all.size() - 1; i > 0 && bad == null; i--) {
+      ToolCallState from = all.get(i - 1);
+      ToolCallState to = all.get(i);
+      if (from.isTerminal() || from != to && !edge(from, to)) {
+        bad = "v" + (i - 1) + " " + from + " -> v" + i + " " + to;
+      }
+    }
+    Recorder rec = new Recorder();
+    EventBus bus = EventBus.create();
+    bus.subscribe(rec);
+    ToolCallSnapshot history = s;
+    if (bad == null) {
+      assertThat(ToolCall.restore(history, bus, () -> 0L).snapshot()).isSameAs(history);
+    } else {
+      assertThatThrownBy(() -> ToolCall.restore(history, bus, () -> 0L))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad);
+    }
+    assertThat(rec.snapshots()).isEmpty();
+  }
+
+  @Provide
+  Arbitrary<List<ToolCallState>> histories() {
+    Arbitrary<ToolCallState> any = Arbitraries.of(ToolCallState.class);
+    // half the histories are legal walks, so both answers are exercised often
+    Arbitrary<List<ToolCallState>> legal = Arbitraries.integers().between(0, 1000).list().ofMaxSize(6).map(picks -> {
+      List<ToolCallState> out = new ArrayList<>();
+      ToolCallState cur = PENDING;
+      for (int p : picks) {
+        List<ToolCallState> next = new ArrayList<>(ToolCallStateTest.SEED.get(cur));
+        if (next.isEmpty()) {
+          break;
+        }
+        next.add(cur); // a version that keeps the state (arguments, output, a retry)
+        next.sort(null);
+        cur = next.get(p % next.size());
+        out.add(cur);
+      }
+      return out;
+    });
+    return Arbitraries.oneOf(legal, any.list().ofMaxSize(6));
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -475,6 +552,51 @@ class ToolCallProperties {
     }
   }
 
+  /**
+   * {@code transition(expected, argumentsVersion, target, change)} at the call's current arguments version
+   * ({@code fresh}) or at a stale one, which loses whatever the state.
+   */
+  record TransitionAt(ToolCallState expected, boolean fresh, ToolCallState target) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.transition(expected, argumentsVersion(c, fresh), target, Reason.of("test", ""));
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      Expect e = new Transition(expected, target).expect(current, attempt);
+      return e.error() != null ? e : Expect.when(e.wins() && fresh, target);
+    }
+  }
+
+  /** {@code terminate(expected, argumentsVersion, outcome, reason)}, fresh or stale as {@link TransitionAt}. */
+  record TerminateAt(ToolCallState expected, boolean fresh, Outcome outcome) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.terminate(expected, argumentsVersion(c, fresh), outcome, Reason.of("test", ""));
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      Expect e = terminal(expected, outcome.state(), current);
+      return e.error() != null ? e : Expect.when(e.wins() && fresh, outcome.state());
+    }
+  }
+
+  /** {@code modifyArguments(expected, argumentsVersion, arguments, by)}, fresh or stale as {@link TransitionAt}. */
+  record ModifyArgumentsAt(ToolCallState expected, boolean fresh, String by) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.modifyArguments(expected, argumentsVersion(c, fresh), ToolArguments.ofText("edited by " + by), by);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      Expect e = new ModifyArguments(expected, by).expect(current, attempt);
+      return e.error() != null ? e : Expect.when(e.wins() && fresh, current);
+    }
+  }
+
+  /** The call's arguments version now, or one it never had (stale: above every version it has). */
+  static int argumentsVersion(ToolCall c, boolean fresh) {
+    ToolCallSnapshot s = c.snapshot();
+    return fresh ? s.argumentsVersion() : s.version() + 1;
+  }
+
   record Terminate(ToolCallState expected, Outcome outcome) implements Op {
     public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
       return c.terminate(expected, outcome, Reason.of("test", ""));
@@ -488,6 +610,16 @@ class ToolCallProperties {
   record Complete(String content) implements Op {
     public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
       return c.complete(content);
+    }
+
+    public Expect expect(ToolCallState current, int attempt) {
+      return terminal(RUNNING, COMPLETED, current);
+    }
+  }
+
+  record CompleteResult(String content) implements Op {
+    public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
+      return c.complete(dev.toolcall.tool.ToolResult.of(content));
     }
 
     public Expect expect(ToolCallState current, int attempt) {

@@ -295,8 +295,9 @@ public final class Agent {
    * Aborts the turn under way, if any: the conversation goes back to {@code idle}
    * ({@link ConversationReasons#ABORTED}), every tool call of the turn that has not ended is cancelled (last first),
    * each call of the latest response gets its result message (a cancellation when it had not ended), and the turn's
-   * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model response that arrives later
-   * is ignored. Does nothing when no turn is under way.
+   * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model request in flight is
+   * cancelled through its stage (see {@link ModelClient}'s cancellation), so a client that honours it stops spending
+   * tokens; a response that arrives anyway is ignored. Does nothing when no turn is under way.
    */
   public void abort() {
     Turn t;
@@ -364,11 +365,11 @@ public final class Agent {
    */
   public CompletionStage<TurnResult> resume(List<Batch> owed) {
     Objects.requireNonNull(owed, "owed");
-    Map<String, ToolCall> restored = new HashMap<>();
+    Map<String, java.util.ArrayDeque<ToolCall>> restored = new HashMap<>(); // by the provider's id, in order
     for (Batch b : owed) {
       for (ToolCall c : b.calls()) {
         if (c.sessionId().equals(conversation.id())) {
-          restored.put(c.callId(), c);
+          restored.computeIfAbsent(c.identity().label(), k -> new java.util.ArrayDeque<>()).add(c);
         }
       }
     }
@@ -394,7 +395,8 @@ public final class Agent {
         if (given.containsKey(c.id())) {
           continue;
         }
-        ToolCall call = restored.get(c.id());
+        java.util.ArrayDeque<ToolCall> labelled = restored.get(c.id());
+        ToolCall call = labelled == null ? null : labelled.poll();
         if (call != null) {
           mine.put(c.id(), call);
         } else {
@@ -572,7 +574,24 @@ public final class Agent {
     } catch (RuntimeException | Error e) { // a model client that throws an Error too ends the turn, never hangs it
       stage = CompletableFuture.failedFuture(ModelException.from(e));
     }
+    boolean live;
+    synchronized (lock) {
+      live = live(t);
+      if (live) {
+        t.modelRequest = stage;
+      }
+    }
+    if (!live) { // the turn ended while the request was being sent: it is not wanted
+      ModelClients.cancel(stage);
+      return;
+    }
+    CompletionStage<ModelResponse> sent = stage;
     stage.whenComplete((response, e) -> guarded(t, () -> {
+      synchronized (lock) {
+        if (t.modelRequest == sent) {
+          t.modelRequest = null;
+        }
+      }
       if (e != null) {
         streams.dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.from(e));
@@ -704,7 +723,20 @@ public final class Agent {
     }
     if (result != null) {
       log.debug("conversation {} turn ended: {}", conversation.id(), ending);
+      cancelModelRequest(t);
       t.result.complete(result);
+    }
+  }
+
+  /** Cancels the model request of ended turn {@code t}, if one is in flight: its tokens are not spent for nothing. */
+  void cancelModelRequest(Turn t) {
+    CompletionStage<ModelResponse> r;
+    synchronized (lock) {
+      r = t.modelRequest;
+      t.modelRequest = null;
+    }
+    if (r != null) {
+      ModelClients.cancel(r);
     }
   }
 
@@ -800,8 +832,9 @@ public final class Agent {
     return old;
   }
 
-  static void complete(Turn superseded) {
+  void complete(Turn superseded) {
     if (superseded != null && superseded.superseded != null) {
+      cancelModelRequest(superseded);
       superseded.result.complete(superseded.superseded);
     }
   }
@@ -815,7 +848,7 @@ public final class Agent {
   public static final class Builder {
     private final ModelClient model;
     private final ToolCallRuntime runtime;
-    private String conversationId = "conversation-1";
+    private String conversationId = "conversation-" + java.util.UUID.randomUUID();
     private TurnLimits limits = TurnLimits.defaults();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -834,7 +867,11 @@ public final class Agent {
       this.runtime = Objects.requireNonNull(runtime, "runtime");
     }
 
-    /** The conversation id, also the session id of its tool calls (default {@code conversation-1}); non-blank. */
+    /**
+     * The conversation id, also the session id of its tool calls; non-blank. Default: a fresh id of its own
+     * ({@code conversation-} and a random UUID), so agents built without one never share calls, results or session
+     * grants. Set it to the id your application keeps the conversation under (a user's chat, a memory id).
+     */
     public Builder conversationId(String conversationId) {
       this.conversationId = Checks.requireNonBlank(conversationId, "conversationId");
       return this;

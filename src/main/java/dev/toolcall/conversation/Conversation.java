@@ -152,7 +152,8 @@ public final class Conversation {
   }
 
   /**
-   * {@code PROCESSING_LLM_RESPONSE -> HANDLING_TOOL_ERROR}, carrying the failing tool and its error.
+   * {@code PROCESSING_LLM_RESPONSE} (no call of a response can run) or {@code EXECUTING_TOOLS} (its tools found the
+   * model's arguments invalid) {@code -> HANDLING_TOOL_ERROR}, carrying the failing tool and its error.
    *
    * @throws dev.toolcall.fsm.IllegalTransitionException if {@code expected -> HANDLING_TOOL_ERROR} is not an edge
    */

@@ -52,7 +52,7 @@ public enum ConversationState {
   /** The turn failed (with its error); a new user message starts again: {@code failed}. */
   FAILED("failed");
 
-  /** The edges: the source's 19, then the 10 a runtime needs, each labelled with its reason. */
+  /** The edges: the source's 19, then the 11 a runtime needs, each labelled with its reason. */
   public static final TransitionTable<ConversationState> TABLE =
       TransitionTable.builder(ConversationState.class, IDLE)
           // the source document's 19 edges
@@ -88,6 +88,8 @@ public enum ConversationState {
           .edge(AWAITING_LLM_RESPONSE, FAILED, "unrecoverable model error")
           // added: the user writes again after a failure
           .edge(FAILED, PROCESSING_USER_MESSAGE, "user sends message after failure")
+          // added: invalid tool calls found by their tools (ToolException.invalidArguments) once they ran
+          .edge(EXECUTING_TOOLS, HANDLING_TOOL_ERROR, "tools found invalid arguments")
           .build();
 
   private static final Set<ConversationState> BUSY = EnumSet.complementOf(EnumSet.of(IDLE, FAILED));

@@ -24,6 +24,16 @@ import java.util.function.Consumer;
  * stages of the clients this interface makes ({@link #blocking}, {@link #streaming}, the default {@link #stream})
  * fail only with a {@code ModelException}. Implementations must be thread-safe if one client serves several
  * conversations at once.
+ *
+ * <h2>Cancellation</h2>
+ * When the response is no longer wanted (the user aborts the turn, {@code Agent.abort()}; the turn ends otherwise
+ * while the request is in flight), the caller cancels the returned stage: {@code toCompletableFuture().cancel(true)}.
+ * A client that can stop its request should watch its own stage for that (for example
+ * {@code stage.whenComplete((r, e) -> { if (e instanceof CancellationException) request.cancel(); })}) and stop
+ * it, so no more tokens are spent; a late response after a cancel is ignored either way. The clients this interface
+ * makes pass the cancel on: the default {@link #stream} cancels the stage of {@link #complete}; a
+ * {@link #streaming} client cancels the stage its {@link StreamingModelClient} returned; a {@link #blocking(Blocking,
+ * Executor)} client interrupts the thread running the blocking call (or never starts it).
  */
 @FunctionalInterface
 public interface ModelClient {
@@ -31,7 +41,8 @@ public interface ModelClient {
   /**
    * Sends {@code request} to the model.
    *
-   * @return a stage completing with the model's complete response, or exceptionally with the failure
+   * @return a stage completing with the model's complete response, or exceptionally with the failure; cancelled by
+   *     the caller when the response is no longer wanted (see the class description)
    */
   CompletionStage<ModelResponse> complete(ModelRequest request);
 

@@ -2,14 +2,19 @@ package dev.toolcall.conversation;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The {@link ModelClient} adapters: blocking, replayed, streaming. */
 final class ModelClients {
+  private static final Logger log = LoggerFactory.getLogger(ModelClients.class);
+
   private ModelClients() {}
 
   static ModelClient blocking(ModelClient.Blocking fn, Executor executor) {
@@ -21,14 +26,43 @@ final class ModelClients {
           return call(fn, request);
         }
         CompletableFuture<ModelResponse> f = new CompletableFuture<>();
-        try {
-          executor.execute(() -> call(fn, request).whenComplete((r, t) -> {
-            if (t != null) {
-              f.completeExceptionally(t);
-            } else {
-              f.complete(r);
+        // the thread running fn while it runs; a cancelled stage interrupts it (the request's socket read, say).
+        // Both sides hold `running`'s monitor, so no interrupt reaches the thread once fn has returned.
+        Thread[] running = new Thread[1];
+        onCancel(f, () -> {
+          synchronized (running) {
+            if (running[0] != null) {
+              running[0].interrupt();
             }
-          }));
+          }
+        });
+        try {
+          executor.execute(() -> {
+            synchronized (running) {
+              if (f.isDone()) {
+                return; // cancelled before it started: no request is sent
+              }
+              running[0] = Thread.currentThread();
+            }
+            CompletableFuture<ModelResponse> r0;
+            try {
+              r0 = call(fn, request);
+            } finally {
+              synchronized (running) {
+                running[0] = null;
+              }
+            }
+            if (f.isCancelled()) {
+              Thread.interrupted(); // the cancel's interrupt was for the request: not left on a pool thread
+            }
+            r0.whenComplete((r, t) -> {
+              if (t != null) {
+                f.completeExceptionally(t);
+              } else {
+                f.complete(r);
+              }
+            });
+          });
         } catch (RejectedExecutionException e) {
           f.completeExceptionally(ModelException.of(ModelException.Kind.OTHER,
               "model request not started: the executor rejected it", e));
@@ -73,7 +107,11 @@ final class ModelClients {
           "the model client returned no stage"));
     }
     CompletableFuture<ModelResponse> out = new CompletableFuture<>();
+    onCancel(out, () -> cancel(stage));
     stage.whenComplete((r, t) -> {
+      if (out.isDone()) {
+        return; // cancelled: the response is not wanted
+      }
       if (t != null) {
         out.completeExceptionally(ModelException.from(t));
       } else if (r == null) {
@@ -91,6 +129,27 @@ final class ModelClients {
       }
     });
     return out;
+  }
+
+  /** Runs {@code action} once {@code stage} is cancelled (completed with a {@link CancellationException}). */
+  static void onCancel(CompletableFuture<?> stage, Runnable action) {
+    stage.whenComplete((v, t) -> {
+      if (t instanceof CancellationException) {
+        action.run();
+      }
+    });
+  }
+
+  /**
+   * Cancels {@code stage}, a model client's: through {@link CompletableFuture#cancel} when it is one or converts to
+   * one (a stage that refuses, or a client that throws, is left to finish; its response is ignored).
+   */
+  static void cancel(CompletionStage<?> stage) {
+    try {
+      stage.toCompletableFuture().cancel(true);
+    } catch (RuntimeException e) { // UnsupportedOperationException from a minimal stage; a client's own code
+      log.debug("the model client's stage could not be cancelled ({})", e.toString());
+    }
   }
 
   /** The delta listener failed: reported through the stage, an Error included (rethrowing would hang the stage). */
@@ -127,6 +186,10 @@ final class ModelClients {
         return CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
             "the streaming model client returned no stage"));
       }
+      onCancel(out, () -> {
+        sink.failure = ModelException.of(ModelException.Kind.OTHER, "the response was cancelled");
+        cancel(done);
+      });
       done.whenComplete((v, t) -> {
         ModelException failed = sink.failure;
         if (failed != null) {
@@ -154,7 +217,7 @@ final class ModelClients {
   private static final class Sink implements Consumer<ModelDelta> {
     final ModelResponseAssembler assembler = new ModelResponseAssembler();
     private final Consumer<? super ModelDelta> listener;
-    /** Set once, by the source's thread; read after the source's stage completed. */
+    /** Set once, by the source's thread (or by a cancel); read after the source's stage completed. */
     volatile ModelException failure;
 
     Sink(Consumer<? super ModelDelta> listener) {

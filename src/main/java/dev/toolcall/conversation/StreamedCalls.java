@@ -5,6 +5,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.OpenBatch;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ final class StreamedCalls {
     if (d instanceof ModelDelta.ToolCallStarted s) {
       Streamed st;
       String refusal;
+      CallRequest req;
       synchronized (agent.lock) {
         if (!agent.live(t)) {
           return;
@@ -44,18 +46,20 @@ final class StreamedCalls {
         }
         if (st == null) {
           st = new Streamed(t.requested.size());
-          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold);
+          st.retries = new ToolRetryWatch(agent, t);
+          st.batch = agent.runtime.scheduler().openBatch(agent.conversation.id(), st.hold, st.retries);
           t.stream = st;
         }
         refusal = refusedBeforeScheduling(s.callId(), s.toolName(), st);
+        req = refusal == null ? request(s.callId(), s.toolName()) : null;
       }
       Announced a;
       if (refusal != null) {
         a = new Announced(s.callId(), s.toolName(), null, -1);
         a.refusal = refusal;
+        a.blankName = !s.callId().isBlank() && s.toolName().isBlank();
       } else {
-        ToolCall call = agent.parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
-            : st.batch.announce(s.callId(), s.toolName(), agent.parentCallId);
+        ToolCall call = st.batch.announce(req);
         a = new Announced(s.callId(), s.toolName(), call, st.scheduled++);
       }
       st.announced.add(a);
@@ -100,6 +104,7 @@ final class StreamedCalls {
       onDelta(t, new ModelDelta.ToolCallArguments(c.id(), c.rawArguments()));
       onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
     }
+    publishRefused(t, calls);
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
@@ -155,28 +160,63 @@ final class StreamedCalls {
   }
 
   /**
+   * Puts each call of the response refused before scheduling (a blank or reused id, no tool name) on the runtime's
+   * bus, failed with its refusal, before the conversation moves on, so a UI shows it like every call
+   * ({@link dev.toolcall.execution.ToolScheduler#refuse}: it gets an id of its own). Each once.
+   */
+  private void publishRefused(Turn t, List<ToolCallRequest> calls) {
+    List<Announced> refused = new java.util.ArrayList<>();
+    List<String> raw = new java.util.ArrayList<>();
+    synchronized (agent.lock) {
+      Streamed st = agent.live(t) ? t.stream : null;
+      for (int i = 0; st != null && i < st.announced.size() && i < calls.size(); i++) {
+        Announced a = st.announced.get(i);
+        if (a.call == null && a.refusal != null && !a.published) {
+          a.published = true;
+          refused.add(a);
+          raw.add(calls.get(i).rawArguments());
+        }
+      }
+    }
+    for (int i = 0; i < refused.size(); i++) {
+      Announced a = refused.get(i);
+      agent.runtime.scheduler().refuse(agent.conversation.id(), agent.parentCallId, a.id, a.name, raw.get(i),
+          a.blankName ? FailureKind.UNKNOWN_TOOL : FailureKind.DUPLICATE_CALL, a.refusal);
+    }
+  }
+
+  /**
    * Why a call the model announced is answered without being scheduled, or null: a blank id or tool name (nothing
    * could refer to it), or an id already answered earlier in this conversation or used by another call of this
    * response (the scheduler would take it for the earlier call, and the model could not tell the results apart).
    * Under the agent's lock.
    */
   private String refusedBeforeScheduling(String id, String name, Streamed st) {
-    if (id.isBlank()) {
-      return "Not run: this tool call has no id. Send it again with a unique id, as every tool call needs one.";
-    }
     if (name.isBlank()) {
       return "Not run: this tool call names no tool. Send it again with the name of one of the available tools.";
     }
     boolean inThisResponse = false;
     for (Announced a : st.announced) {
-      inThisResponse |= a.id.equals(id);
+      inThisResponse |= !id.isBlank() && a.id.equals(id);
     }
-    if (inThisResponse || agent.answeredIds.contains(id)) {
-      return "Not run: the tool call id '" + id + "' was already used by " + (inThisResponse
-          ? "another tool call of this response" : "an earlier tool call in this conversation")
-          + ", so its result could not be told apart. Send the call again with a new, unique id.";
+    if (inThisResponse) {
+      return "Not run: the tool call id '" + id + "' was already used by another tool call of this response, so"
+          + " its result could not be told apart. Send the call again with a new, unique id.";
     }
     return null;
+  }
+
+  /**
+   * The scheduler's request for a call the provider announced as {@code id}. The provider's id is the call's id when
+   * it can be one; a blank id, or one an earlier call of this conversation had (providers that number calls per
+   * response send {@code call_0} every time), gets a call id minted by the library, and the provider's id becomes its
+   * label: the result still goes back to the model under it, right after the message that made the call. Under the
+   * agent's lock.
+   */
+  private CallRequest request(String id, String name) {
+    CallRequest req = id.isBlank() || agent.answeredIds.contains(id)
+        ? CallRequest.labelled(CallRequest.mintCallId(), id, name, "") : CallRequest.of(id, name, "");
+    return agent.parentCallId == null ? req : req.nestedIn(agent.parentCallId);
   }
 
   /**
@@ -274,6 +314,8 @@ final class StreamedCalls {
    */
   static final class Streamed {
     final CompletableFuture<Void> hold = new CompletableFuture<>();
+    /** Shows the batch's tool retries on the conversation once its tools may start. */
+    ToolRetryWatch retries;
     /** How many requests of the turn the guards had seen before this response. */
     final int requestedMark;
     final List<Announced> announced = new ArrayList<>();
@@ -302,6 +344,10 @@ final class StreamedCalls {
     final int batchIndex;
     final StringBuilder raw = new StringBuilder();
     String refusal;
+    /** A refusal for a call with an id but no tool name (else the id was blank or reused). */
+    boolean blankName;
+    /** Whether the refused call was put on the bus; guarded by the agent's lock. */
+    boolean published;
 
     Announced(String id, String name, ToolCall call, int batchIndex) {
       this.id = id;

@@ -18,7 +18,8 @@ public interface StreamingModelClient {
    * every call must happen before the returned stage completes.
    *
    * @return a stage completing once the stream has ended, or exceptionally with the failure (preferably a
-   *     {@link ModelException})
+   *     {@link ModelException}); cancelled ({@code toCompletableFuture().cancel(true)}) when the response is no longer
+   *     wanted: stop the stream then (close the connection, cancel the provider's handle), and send no more deltas
    */
   CompletionStage<Void> stream(ModelRequest request, Consumer<? super ModelDelta> sink);
 }

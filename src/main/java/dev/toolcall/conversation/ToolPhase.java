@@ -6,16 +6,15 @@ import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.tool.Tool;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The tool phase of one {@link Agent} turn: from a response's validated calls to {@code executing_tools} (through
  * {@code awaiting_tool_approval} while a call waits for a decision), the release of the batch's tools, and the end of
- * the batch ({@code processing_tool_results}, or {@code handling_tool_error} when a guard refused every call). Runs on
+ * the batch ({@code processing_tool_results}, or {@code handling_tool_error} when a guard refused every call or no call
+ * got a result and one failed because its arguments were wrong). Runs on
  * the threads that complete the batch's stages; every change of the conversation holds the agent's lock.
  */
 final class ToolPhase {
@@ -27,19 +26,24 @@ final class ToolPhase {
 
   /**
    * The tool phase of a response whose calls are validated and being authorized: {@code executing_tools} at once
-   * when no call waits for a decision, else {@code awaiting_tool_approval} until none does. The calls' tools start
-   * only after {@code executing_tools} has been published (the batch is held until then).
+   * when no call waits for a decision and one can run, else {@code awaiting_tool_approval} until none waits (and
+   * straight on to {@code generating_response} when every call was denied at once, by a rule or read-only mode). The
+   * calls' tools start only after {@code executing_tools} has been published (the batch is held until then).
    */
   void toolPhase(Turn t, StreamedCalls.Streamed st, Batch batch) {
     CompletableFuture<Void> authorized = st.batch.whenAuthorized().toCompletableFuture();
     boolean waiting;
+    boolean noneRuns;
     boolean won;
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
       }
       waiting = !authorized.isDone();
-      won = waiting
+      // decided at once and nothing left to run: a policy rule or read-only mode denied every call (they went
+      // through permission_pending), so the conversation takes the denial edge, never executing_tools
+      noneRuns = !waiting && noneRuns(batch);
+      won = waiting || noneRuns
           ? agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE,
               ConversationState.AWAITING_TOOL_APPROVAL,
               ConversationReasons.APPROVAL_REQUIRED).won()
@@ -48,6 +52,9 @@ final class ToolPhase {
     }
     if (!won) {
       agent.stoppedOutside(t);
+    } else if (noneRuns) { // seed 03: awaiting_tool_approval -> generating_response (every call denied)
+      st.hold.complete(null);
+      batch.whenDone().whenComplete((r, f) -> agent.guarded(t, () -> onAllDenied(t)));
     } else if (!waiting) {
       runTools(t, st, batch);
     } else {
@@ -76,6 +83,25 @@ final class ToolPhase {
       }
     }
     return null;
+  }
+
+  /**
+   * The first call that failed as {@link dev.toolcall.FailureKind#INVALID_ARGUMENTS} when no call of the batch has a
+   * result (every call was refused, denied, cancelled or failed, at least one because its arguments were wrong:
+   * schema validation or its tool said so); else null.
+   */
+  private static CallResult onlyInvalidArguments(List<CallResult> results) {
+    CallResult first = null;
+    for (CallResult r : results) {
+      if (r.snapshot().outcome() instanceof Outcome.Completed) {
+        return null;
+      }
+      if (first == null && r.snapshot().outcome() instanceof Outcome.Failed f
+          && f.kind() == dev.toolcall.FailureKind.INVALID_ARGUMENTS) {
+        first = r;
+      }
+    }
+    return first;
   }
 
   /** Whether no call of {@code batch} is left to run: each was denied, cancelled, refused or failed validation. */
@@ -116,11 +142,8 @@ final class ToolPhase {
    * the batch waits out a retry backoff the conversation shows transient_failure ({@link ToolRetryWatch}).
    */
   void runTools(Turn t, StreamedCalls.Streamed st, Batch batch) {
-    Set<String> ids = new HashSet<>();
-    for (ToolCall c : batch.calls()) {
-      ids.add(c.callId());
-    }
-    ToolRetryWatch retries = new ToolRetryWatch(agent, t, ids).start();
+    ToolRetryWatch retries = st.retries;
+    retries.start();
     st.hold.complete(null);
     batch.whenDone().whenComplete((results, e) -> {
       retries.stop();
@@ -179,19 +202,30 @@ final class ToolPhase {
         return;
       }
     }
+    CallResult invalid = onlyInvalidArguments(results);
     boolean won;
     synchronized (agent.lock) {
       if (!agent.live(t)) {
         return;
       }
-      won = agent.conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
-          ConversationReasons.TOOLS_DONE).won();
+      won = invalid != null
+          ? agent.conversation.toolError(ConversationState.EXECUTING_TOOLS, invalid.toolName(),
+              invalid.messageForModel()).won()
+          : agent.conversation.transition(ConversationState.EXECUTING_TOOLS, ConversationState.PROCESSING_TOOL_RESULTS,
+              ConversationReasons.TOOLS_DONE).won();
       if (won) {
         agent.closeOut(t);
       }
     }
     if (!won) {
       agent.stoppedOutside(t);
+      return;
+    }
+    if (invalid != null) { // seed 03's invalid tool calls, found by their tools: the errors go to the model
+      if (agent.step(t, ConversationState.HANDLING_TOOL_ERROR, ConversationState.GENERATING_RESPONSE,
+          ConversationReasons.CONTINUING)) {
+        agent.continueOrStop(t);
+      }
       return;
     }
     for (CallResult r : results) {

@@ -24,6 +24,8 @@ final class Turn {
   boolean lostStep; // the loop's current step only
   TurnResult superseded; // guarded
   Batch batch; // guarded
+  /** The model request in flight, cancelled when the turn ends; null between requests. */
+  java.util.concurrent.CompletionStage<ModelResponse> modelRequest; // guarded
   /** The calls of the response being streamed (or, after it, of the latest response); null before any. */
   StreamedCalls.Streamed stream; // guarded
   /** The calls of the latest response still without a result message, with what is known of each. */

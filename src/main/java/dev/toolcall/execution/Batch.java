@@ -21,9 +21,10 @@ public interface Batch {
 
   /**
    * Cancels every call of the batch that has not ended (the seeds' abort signal): each ends CANCELLED at once and
-   * a running tool is interrupted; its later result is discarded.
+   * a running tool is interrupted; its later result is discarded. With a call store that fails a cancel (it is
+   * unreachable), that cancel is tried again until it lands, and the other calls are cancelled all the same.
    *
-   * @return how many calls this cancelled
+   * @return how many calls this cancelled at once
    */
   int cancelAll(String reason);
 

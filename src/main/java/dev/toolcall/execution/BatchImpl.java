@@ -38,6 +38,8 @@ final class BatchImpl implements Batch {
   Thread scheduling;
   CallRun deferredHead; // scheduling thread only: runs ready to begin before the batch was sealed, linked
   CallRun deferredTail; // through CallRun.nextDeferred in the order they became ready
+  /** Told of the calls' retries; set before the first call is announced, then read-only. */
+  RetryListener retries = RetryListener.NONE;
 
   /**
    * @param deferStarts whether runs that become ready on this thread before {@link #seal()} are handed to the
@@ -250,13 +252,27 @@ final class BatchImpl implements Batch {
       }
       cs = calls();
     }
-    int n = 0;
+    int[] n = {0};
     // last first: cancelling an earlier call opens later calls' turns, so they must already be cancelled
     for (int i = cs.size() - 1; i >= 0; i--) {
-      if (cs.get(i).cancel(reason).won()) {
-        n++;
+      ToolCall c = cs.get(i);
+      if (sched.store == null) {
+        if (c.cancel(reason).won()) {
+          n[0]++;
+        }
+        continue;
+      }
+      try { // a cancel the store fails is tried again until it lands (counted here only if it landed at once)
+        sched.durably(c, () -> {
+          if (c.cancel(reason).won()) {
+            n[0]++;
+          }
+        }, 0, e -> ToolScheduler.log.error("call {} ({}) could not be cancelled: its store refuses the change ({})",
+            c.callId(), c.toolName(), e.toString()));
+      } catch (RuntimeException e) { // closed, or moved on elsewhere: the others are cancelled all the same
+        ToolScheduler.log.warn("call {} ({}) could not be cancelled: {}", c.callId(), c.toolName(), e.toString());
       }
     }
-    return n;
+    return n[0];
   }
 }

@@ -1,5 +1,6 @@
 package dev.toolcall.execution;
 
+import dev.toolcall.Change;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import dev.toolcall.Reason;
@@ -7,6 +8,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.KnownCalls.Known;
+import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolArguments;
@@ -95,16 +97,18 @@ final class CallRun implements Runnable, Permits.Waiter {
       return;
     }
     if (validation instanceof Validator.Invalid bad) {
-      failOrCancel(bad.kind(), bad.message()); // PENDING -> RUNNING (validating) -> FAILED; a resumed call likewise
+      // PENDING -> RUNNING (validating) -> FAILED; a resumed call likewise
+      durably(() -> failOrCancel(bad.kind(), bad.message()));
       return;
     }
     CompletionStage<ToolCallSnapshot> decided;
     try {
       decided = resumedDecision != null ? resumedDecision
           : Objects.requireNonNull(sched.authorizer.authorize(call, tool.definition()), "authorizer returned null");
-    } catch (RuntimeException | Error e) { // user code: an Error ends the call too
+    } catch (RuntimeException | Error e) { // user code (or its call store failed): an Error ends the call too
       ToolScheduler.log.error("authorizer failed for call {} ({})", call.callId(), call.toolName(), e);
-      call.cancel("the permission check failed: " + ToolScheduler.defaultErrorText(e));
+      String why = "The permission check failed, so the call could not be run: " + ToolScheduler.defaultErrorText(e);
+      durably(() -> call.cancel(why));
       return;
     }
     CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
@@ -234,17 +238,18 @@ final class CallRun implements Runnable, Permits.Waiter {
     Throwable cause = ToolScheduler.unwrap(t);
     if (cause instanceof RejectedExecutionException) {
       sched.counters.rejections.increment();
-      failOrCancel(FailureKind.EXECUTOR_REJECTED,
-          "The tool could not be started: the runtime is overloaded or shutting down.");
+      durably(() -> failOrCancel(FailureKind.EXECUTOR_REJECTED,
+          "The tool could not be started: the runtime is overloaded or shutting down."));
     } else if (call.isTerminal()) {
       return; // ended meanwhile: nothing to do
     } else if (cause instanceof dev.toolcall.StaleCallException) { // another runtime moved it on: not ours to end
       ToolScheduler.log.warn("call {} ({}) was not run here: {}", call.callId(), call.toolName(), cause.toString());
     } else {
       ToolScheduler.log.error("scheduling failed for call {} ({})", call.callId(), call.toolName(), cause);
-      try {
-        failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error occurred.");
-      } catch (RuntimeException e) { // its store failed too: the call stays at its last stored version
+      try { // with a store that fails the write too, tried again until it lands
+        durably(() -> failOrCancel(FailureKind.INTERNAL_ERROR, "The call could not be run: an internal error"
+            + " occurred."));
+      } catch (RuntimeException e) { // closing, or another runtime moved it on: the call stays as stored
         ToolScheduler.log.error("call {} ({}) could not be ended either: {}", call.callId(), call.toolName(),
             e.toString());
       }
@@ -266,11 +271,60 @@ final class CallRun implements Runnable, Permits.Waiter {
     return o;
   }
 
-  /** Publishes pending output now (before the call's result is installed). */
+  /**
+   * Publishes pending output now (before the call's result is installed). A store failure that may go away is thrown
+   * (the output is kept for the next try); output the store can never hold is dropped (counted as dropped), not
+   * retried.
+   */
   void flushOutput() {
     OutputBuffer o = output;
-    if (o != null) {
+    if (o == null) {
+      return;
+    }
+    try {
       o.flushNow();
+    } catch (RuntimeException e) {
+      if (sched.store == null || sched.retriable(e) || e instanceof dev.toolcall.StaleCallException) {
+        throw e;
+      }
+      ToolScheduler.log.warn("call {} ({}): its store cannot store a chunk of its output ({}); the chunk is dropped",
+          call.callId(), call.toolName(), e.toString());
+      o.dropPending();
+    }
+  }
+
+  /**
+   * How many periodic output flushes in a row the store failed; racy (two periodic flushes may overlap), and only the
+   * backoff and the one log line depend on it.
+   */
+  private int flushFailures;
+
+  /**
+   * The periodic flush of live output, on the executor: never throws there. When the store fails it (it is
+   * unreachable), the output stays pending and the flush is tried again on the timer, backing off from 100 ms to 5 s;
+   * the call's end flushes what is left first in any case.
+   */
+  void flushLater() {
+    try {
+      flushOutput();
+      flushFailures = 0;
+    } catch (RuntimeException e) {
+      if (call.isTerminal() || sched.closed || e instanceof dev.toolcall.StaleCallException) {
+        return; // ended, or moved on elsewhere: nothing of this call's output is published any more
+      }
+      if (flushFailures++ == 0) {
+        ToolScheduler.log.warn("call {} ({}): its store failed a write of its live output ({}); trying again until"
+            + " it lands", call.callId(), call.toolName(), e.toString());
+      }
+      sched.timer.schedule(this::flushOnExecutor, storeBackoff(flushFailures - 1));
+    }
+  }
+
+  private void flushOnExecutor() {
+    try {
+      sched.executor.execute(this::flushLater);
+    } catch (RejectedExecutionException e) {
+      flushLater();
     }
   }
 
@@ -317,6 +371,10 @@ final class CallRun implements Runnable, Permits.Waiter {
     } catch (RuntimeException e) {
       if (sched.store == null || e instanceof dev.toolcall.StaleCallException) {
         throw e;
+      }
+      if (!sched.retriable(e)) {
+        unstorable(e);
+        return;
       }
       retryBegin(e); // the store failed the claim: nothing changed, the tool has not started; try again later
       return;
@@ -386,8 +444,8 @@ final class CallRun implements Runnable, Permits.Waiter {
     } catch (RejectedExecutionException e) {
       sched.counters.rejections.increment();
       a.timeout.cancel();
-      call.fail(FailureKind.EXECUTOR_REJECTED,
-          "The tool could not be started: the runtime is overloaded or shutting down.");
+      durably(() -> call.fail(FailureKind.EXECUTOR_REJECTED,
+          "The tool could not be started: the runtime is overloaded or shutting down."));
     }
   }
 
@@ -416,7 +474,6 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
     if (t == null) {
       if (result == null) {
-        flushOutput();
         failRun(FailureKind.NULL_RESULT, "The tool returned no result.");
         return;
       }
@@ -427,53 +484,58 @@ final class CallRun implements Runnable, Permits.Waiter {
         } catch (RuntimeException | Error e) { // user code: an Error ends the call too
           ToolScheduler.log.warn("interceptor {} failed after call {} ({})", i.name(), call.callId(),
               call.toolName(), e);
-          flushOutput();
-          call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed.");
+          finishRun(() -> call.fail(FailureKind.TOOL_ERROR, "The tool's result could not be post-processed."));
           return;
         }
       }
       Validator.Invalid bad = sched.validator.checkResult(a.tool, out);
-      flushOutput();
       if (bad != null) {
-        call.fail(bad.kind(), bad.message());
+        finishRun(() -> call.fail(bad.kind(), bad.message()));
         return;
       }
       if (sched.store == null) { // the common case: no store, nothing to retry, nothing allocated for it
+        flushOutput();
         if (!call.complete(out).won()) {
           sched.counters.discarded.increment();
         }
         return;
       }
       ToolResult done = out;
-      endDurably(() -> {
+      finishRun(() -> {
         if (!call.complete(done).won()) {
           sched.counters.discarded.increment();
         }
-      }, 0);
+      });
       return;
     }
     RetryPolicy policy = a.tool.definition().retryPolicy();
     if (t instanceof TransientToolException && a.number < policy.maxAttempts()) {
-      flushOutput();
       int next = a.number + 1;
       Duration delay = policy.delay(next, sched.random.getAsDouble());
-      if (call.scheduleRetry(next, delay, messageOf(t)).won()) {
-        sched.timer.schedule(() -> attempt(a.tool, a.args, next, false), delay);
-        if (sched.closed && !sched.handedOff) {
-          call.cancel("the runtime was closed");
+      String why = messageOf(t);
+      finishRun(() -> { // with a store that fails it, the retry's record is tried again until it lands
+        TransitionResult<ToolCallSnapshot> r = call.scheduleRetry(next, delay, why);
+        if (r.won()) {
+          retryHook(() -> batch.retries.retryScheduled(call, (Change.RetryScheduled) r.snapshot().change()));
+          sched.timer.schedule(() -> {
+            retryHook(() -> batch.retries.retryStarting(call, next)); // published before the attempt starts
+            attempt(a.tool, a.args, next, false);
+          }, delay);
+          if (sched.closed && !sched.handedOff) {
+            call.cancel("the runtime was closed");
+          }
         }
-      }
+      });
       return;
     }
-    flushOutput();
     if (t instanceof dev.toolcall.tool.OutcomeUnknownException) {
       failRun(FailureKind.OUTCOME_UNKNOWN, messageOf(t));
-    } else if (t instanceof ToolException) {
+    } else if (t instanceof ToolException te) {
       String msg = messageOf(t);
       if (t instanceof TransientToolException && a.number > 1) {
         msg = msg + " (gave up after " + a.number + " attempts)";
       }
-      failRun(FailureKind.TOOL_ERROR, msg);
+      failRun(te.kind(), msg); // TOOL_ERROR, or INVALID_ARGUMENTS: the tool found the model's arguments wrong
     } else if (t instanceof InterruptedException) {
       failRun(FailureKind.TOOL_ERROR, "The tool was interrupted.");
     } else if (t instanceof Error) {
@@ -482,6 +544,18 @@ final class CallRun implements Runnable, Permits.Waiter {
     } else {
       ToolScheduler.log.debug("tool {} failed on call {}", call.toolName(), call.callId(), t);
       failRun(FailureKind.TOOL_ERROR, safeErrorText(t));
+    }
+  }
+
+  /** Runs a {@link RetryListener} method (user code): one that throws is logged and the retry goes on. */
+  private void retryHook(Runnable hook) {
+    if (batch.retries == RetryListener.NONE) {
+      return;
+    }
+    try {
+      hook.run();
+    } catch (RuntimeException | Error e) {
+      ToolScheduler.log.warn("retry listener failed on call {} ({})", call.callId(), call.toolName(), e);
     }
   }
 
@@ -519,12 +593,24 @@ final class CallRun implements Runnable, Permits.Waiter {
             call.toolName(), e);
       }
     }
+    String why = msg;
+    finishRun(() -> call.fail(kind, why));
+  }
+
+  /**
+   * Makes an end (or a retry's record) of the call after its tool ran: its pending output is flushed first, so every
+   * output event precedes it; with a store, both are tried again until they land (see {@link #durably}).
+   */
+  void finishRun(Runnable write) {
     if (sched.store == null) {
-      call.fail(kind, msg);
+      flushOutput();
+      write.run();
       return;
     }
-    String why = msg;
-    endDurably(() -> call.fail(kind, why), 0);
+    durably(() -> {
+      flushOutput();
+      write.run();
+    });
   }
 
   /** How many times in a row the store failed this call's claim to start (the scheduling thread of the run only). */
@@ -548,59 +634,40 @@ final class CallRun implements Runnable, Permits.Waiter {
   }
 
   /**
-   * Makes the end of a call whose tool ran: with a store, a write the store fails (it is down, a commit failed) is
-   * tried again on the timer, backing off from 100 ms to 5 s, until it lands, the call ends otherwise (another runtime,
-   * a cancel), or the scheduler closes. So a store outage delays the end, keeping the tool's outcome, and never leaves
-   * the call RUNNING for good. Without a store the write cannot fail this way and runs once.
+   * Makes a change of the call that must not be lost (its end, a retry's record, a cancel): with a store, a write the
+   * store fails because it is unreachable (or a commit failed) is tried again on the timer, backing off from 100 ms to
+   * 5 s, until it lands, the call ends otherwise (another runtime, a cancel), or the scheduler closes. So a store
+   * outage delays the change, keeping the tool's outcome, and never leaves the call unended for good. A failure that
+   * trying again cannot fix (the store cannot hold the value, see {@link dev.toolcall.CallStore#retriable}) ends the
+   * call FAILED instead, with a reason for the model. Without a store the write cannot fail this way and runs once.
    */
-  void endDurably(Runnable write, int failures) {
-    if (call.isTerminal()) {
-      return;
-    }
-    try {
-      write.run();
-    } catch (RuntimeException e) {
-      if (sched.store == null || sched.closed || e instanceof dev.toolcall.StaleCallException) {
-        throw e;
-      }
-      if (!sched.store.retriable(e)) { // retrying cannot fix it: end FAILED instead of retrying for ever
-        endUnstorable(e);
-        return;
-      }
-      if (failures == 0) {
-        ToolScheduler.log.warn("call {} ({}) ended, but its store failed the write ({}); trying again until it"
-            + " lands", call.callId(), call.toolName(), e.toString());
-      }
-      sched.timer.schedule(() -> endDurably(write, failures + 1), storeBackoff(failures));
-    }
+  void durably(Runnable write) {
+    sched.durably(call, write, 0, this::unstorable);
   }
-
-  /** Whether the store refused this call's end for good once already (the run's threads, one at a time). */
-  private volatile boolean unstorable;
 
   /**
-   * The store refused the end's write in a way retrying cannot fix (the data, a constraint): the call ends FAILED with
-   * a reason for the model instead, that end written as durably as any. If the store refuses that too, the call stays
-   * at its last stored version, logged at ERROR.
+   * The store refused a change of the call for good: the call ends FAILED (or CANCELLED where it cannot fail) with a
+   * reason the model reads, if the store takes that; otherwise it stays at its last stored version, logged.
    */
-  private void endUnstorable(RuntimeException e) {
-    if (unstorable) {
-      ToolScheduler.log.error("call {} ({}) could not be ended: its store refused even its failure ({}); it stays at"
-          + " its last stored version", call.callId(), call.toolName(), e.toString());
-      return;
+  void unstorable(RuntimeException e) {
+    ToolScheduler.log.error("call {} ({}): its store refused the change in a way retrying cannot fix ({}); it ends"
+        + " FAILED instead", call.callId(), call.toolName(), e.toString());
+    String why = startedHere ? UNSTORABLE : "The call could not be stored (the store refused it), so its tool was not"
+        + " run.";
+    try {
+      failOrCancel(FailureKind.INTERNAL_ERROR, why);
+    } catch (RuntimeException again) {
+      ToolScheduler.log.error("call {} ({}) could not be ended either ({}); it stays at its last stored version",
+          call.callId(), call.toolName(), again.toString());
     }
-    unstorable = true;
-    ToolScheduler.log.warn("call {} ({}) ended, but its store refused the write in a way retrying cannot fix ({});"
-        + " it ends FAILED instead", call.callId(), call.toolName(), e.toString());
-    endDurably(() -> call.fail(FailureKind.INTERNAL_ERROR, UNSTORABLE), 0);
   }
 
-  /** The reason the model reads when a call's outcome could not be stored. */
+  /** The reason the model reads when the outcome of a call whose tool ran could not be stored. */
   static final String UNSTORABLE = "The tool ran, but its outcome could not be stored (the store refused it), so it"
       + " is lost. Check the tool's effects before calling it again.";
 
   /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
-  private static Duration storeBackoff(int failures) {
+  static Duration storeBackoff(int failures) {
     return Duration.ofMillis(Math.min(5_000, 100L << Math.min(failures, 6)));
   }
 
@@ -646,12 +713,6 @@ final class CallRun implements Runnable, Permits.Waiter {
   }
 
   void armFlush() {
-    sched.timer.schedule(() -> {
-      try {
-        sched.executor.execute(this::flushOutput);
-      } catch (RejectedExecutionException e) {
-        flushOutput();
-      }
-    }, sched.outputFlushInterval);
+    sched.timer.schedule(this::flushOnExecutor, sched.outputFlushInterval);
   }
 }

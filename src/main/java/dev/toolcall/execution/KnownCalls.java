@@ -113,18 +113,37 @@ final class KnownCalls {
 
   /** The calls of every reservation in the window that are built and have not ended (for close). */
   List<ToolCall> calls() {
+    List<ToolCall> calls = new ArrayList<>();
+    for (List<ToolCall> batch : callsByBatch()) {
+      calls.addAll(batch);
+    }
+    return calls;
+  }
+
+  /**
+   * The calls not ended, grouped by the batch that runs them (a call with no run here is a batch of its own), batches
+   * in the order of their first call, calls in the order they were reserved.
+   */
+  List<List<ToolCall>> callsByBatch() {
     List<Known> all;
     synchronized (map) {
       all = new ArrayList<>(map.values());
     }
-    List<ToolCall> calls = new ArrayList<>(all.size());
+    java.util.Map<Object, List<ToolCall>> batches = new java.util.IdentityHashMap<>();
+    List<List<ToolCall>> out = new ArrayList<>();
     for (Known k : all) {
       ToolCall c = k.callNow();
       if (c != null) {
-        calls.add(c);
+        CallRun run = k.run;
+        List<ToolCall> batch = batches.computeIfAbsent(run == null ? k : run.batch, b -> {
+          List<ToolCall> l = new ArrayList<>();
+          out.add(l);
+          return l;
+        });
+        batch.add(c);
       }
     }
-    return calls;
+    return out;
   }
 
   /** The reservation of {@code key}, or null. */

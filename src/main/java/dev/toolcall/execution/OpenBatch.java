@@ -20,7 +20,7 @@ import java.util.concurrent.CompletionStage;
  *       authorized in that order too: a call whose arguments complete before those of an earlier call waits for
  *       them (only streams that interleave calls notice).</li>
  *   <li><b>Duplicate ids.</b> An id announced twice in one batch gives the second its own call, failed as
- *       {@link FailureKind#DUPLICATE_CALL} on a private bus. An id already scheduled in the session returns that
+ *       {@link FailureKind#DUPLICATE_CALL}, published under an id of its own ({@link ToolScheduler#refuse}). An id already scheduled in the session returns that
  *       call while it has not ended; this batch neither fills in its arguments nor runs it again. An id whose call
  *       has ended gets its own call, failed as {@link FailureKind#DUPLICATE_CALL} the same way (the scheduler keeps
  *       the ids of ended calls, not the calls).</li>
@@ -79,6 +79,15 @@ public interface OpenBatch {
    * @throws IllegalStateException if the batch is sealed
    */
   ToolCall announce(String callId, String toolName, String parentCallId);
+
+  /**
+   * Like {@link #announce(String, String)}, for the call {@code request} describes: its id, label (the provider's id,
+   * when the runtime minted the call id), tool, parent and origin; its raw arguments are the first fragment.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalStateException if the batch is sealed
+   */
+  ToolCall announce(CallRequest request);
 
   /**
    * Appends {@code fragment} to the raw argument text of {@code call}. Does nothing for a call this batch does not

@@ -6,7 +6,8 @@ import dev.toolcall.ToolCall;
  * A call's live output between the tool and the event bus. Writes never block: they append to a bounded buffer and
  * arm one flush; the flush publishes what accumulated as one chunk (coalesced). Writes past the bound are dropped
  * and counted; the count rides on the next chunk. {@link #flushNow()} runs before the call's result is installed,
- * so all output events precede the terminal event.
+ * so all output events precede the terminal event. A flush the call's store fails keeps the output pending, in order,
+ * for the next flush (the caller arranges it: see {@code CallRun.flushLater}).
  */
 final class OutputBuffer {
   private final ToolCall call;
@@ -69,7 +70,29 @@ final class OutputBuffer {
         dropped = 0;
         seq = ++sequence;
       }
-      call.appendOutput(text, seq, d);
+      try {
+        call.appendOutput(text, seq, d);
+      } catch (RuntimeException e) { // the call's store failed the write: nothing was published; keep it all
+        synchronized (this) {
+          pending.insert(0, text);
+          dropped += d;
+          sequence = seq - 1;
+          armed = true; // the caller flushes again (writes meanwhile need not arm a flush of their own)
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** Drops what is pending (the store can never hold it): counted as one dropped write, told with the next chunk. */
+  void dropPending() {
+    synchronized (this) {
+      if (pending.length() > 0) {
+        pending = new StringBuilder();
+        dropped++;
+        counters.droppedOutput.increment();
+      }
+      armed = false;
     }
   }
 }

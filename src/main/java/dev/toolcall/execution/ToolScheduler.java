@@ -107,6 +107,8 @@ public final class ToolScheduler implements AutoCloseable {
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
   final DeadlineTimer timer;
+  /** The n of the ids given to refused calls ({@link #refuse}); any thread. */
+  private final AtomicLong refused = new AtomicLong();
   final boolean ownsTimer;
   final int maxOutputChars;
   final Duration outputFlushInterval;
@@ -224,23 +226,100 @@ public final class ToolScheduler implements AutoCloseable {
    * published) before this returns. A call id already scheduled in this session returns that call again while it
    * has not ended, and runs nothing twice; an id whose call has ended (among the last 4,096 ids scheduled: the
    * scheduler keeps ids of ended calls, not the calls) and a duplicate id within {@code requests} each get a call of
-   * their own, failed with {@link FailureKind#DUPLICATE_CALL} (on a private bus, so the original's events are not
-   * confused), with a message for the model; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
+   * their own, failed with {@link FailureKind#DUPLICATE_CALL} with a message for the model, published under an id of
+   * its own (see {@link #refuse}), so the original's events are not confused; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
+   *
+   * <p>With a call store the batch is admitted whole or not at all: every call is created (stored) before any is
+   * authorized. If one cannot be created, this throws the store's error, and the calls created already are withdrawn:
+   * none runs its tool, and each ends CANCELLED once the store takes it. Once every call is created, a store failure
+   * later (a permission check it cannot store) ends that call with a reason, written when the store is back.
    *
    * @throws NullPointerException if an argument or element is null
+   * @throws RuntimeException what the call store threw creating a call (nothing of the batch runs)
    */
   public Batch schedule(String sessionId, List<CallRequest> requests) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(requests, "requests");
     List<CallRequest> reqs = List.copyOf(requests);
-    BatchImpl batch = new BatchImpl(this, reqs.size(), true);
     SeenIds seen = new SeenIds(reqs.size());
-    for (CallRequest req : reqs) {
-      Claim c = claim(sessionId, req, !seen.add(req.callId()), true);
+    Claim[] claims = new Claim[reqs.size()];
+    int made = 0;
+    try { // every call is created (and stored) before any is authorized: all of them, or none runs
+      for (CallRequest req : reqs) {
+        claims[made] = claim(sessionId, req, !seen.add(req.callId()), true);
+        made++;
+      }
+    } catch (RuntimeException | Error e) {
+      for (int i = 0; i < made; i++) {
+        if (claims[i].fresh()) {
+          withdraw(claims[i]);
+        }
+      }
+      throw e;
+    }
+    BatchImpl batch = new BatchImpl(this, reqs.size(), true);
+    for (Claim c : claims) {
       admit(c, batch, batch.append(c.call()), null, null);
     }
     batch.seal();
     return batch;
+  }
+
+  /**
+   * Withdraws a call created for a batch that {@link #schedule} then refused (another of its calls could not be
+   * created): it never runs, and ends CANCELLED, written to the store until the store takes it.
+   */
+  private void withdraw(Claim c) {
+    ToolCall call = c.call();
+    call.whenTerminal().thenAccept(s -> c.known().ended(s.state()));
+    try {
+      durably(call, () -> call.cancel("The call was not run: another call of its batch could not be stored, so the"
+          + " whole batch was refused."), 0, e -> log.error("call {} ({}) of a refused batch could not be ended: its"
+          + " store refuses the change ({})", call.callId(), call.toolName(), e.toString()));
+    } catch (RuntimeException e) { // closed meanwhile: the call stays as stored
+      log.warn("call {} ({}) of a refused batch could not be ended: {}", call.callId(), call.toolName(), e.toString());
+    }
+  }
+
+  /**
+   * Runs {@code write}, a change of {@code call} that must not be lost. With a store, a failure that may go away (the
+   * store was unreachable, a commit failed: anything {@link dev.toolcall.CallStore#retriable} does not rule out) is
+   * tried again on the timer, backing off from 100 ms to 5 s, until it lands or the call ends otherwise;
+   * one trying again cannot fix goes to {@code refused}. Throws what the write threw without a store, after close, or
+   * when another runtime moved the call on ({@link dev.toolcall.StaleCallException}).
+   */
+  void durably(ToolCall call, Runnable write, int failures, java.util.function.Consumer<RuntimeException> refused) {
+    if (call.isTerminal()) {
+      return;
+    }
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      if (store == null || closed || e instanceof dev.toolcall.StaleCallException) {
+        throw e;
+      }
+      if (!retriable(e)) {
+        refused.accept(e);
+        return;
+      }
+      if (failures == 0) {
+        log.warn("call {} ({}): its store failed the write ({}); trying again until it lands", call.callId(),
+            call.toolName(), e.toString());
+      }
+      timer.schedule(() -> {
+        try {
+          durably(call, write, failures + 1, refused);
+        } catch (RuntimeException again) { // closed meanwhile, or moved on elsewhere: the call stays as stored
+          log.warn("call {} ({}): gave up writing to its store: {}", call.callId(), call.toolName(),
+              again.toString());
+        }
+      }, CallRun.storeBackoff(failures));
+    }
+  }
+
+  /** Whether trying a store write that failed with {@code e} again may help (see {@link dev.toolcall.CallStore#retriable}). */
+  boolean retriable(RuntimeException e) {
+    return store == null || store.retriable(e);
   }
 
   /**
@@ -263,9 +342,22 @@ public final class ToolScheduler implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter) {
+    return openBatch(sessionId, runAfter, RetryListener.NONE);
+  }
+
+  /**
+   * {@link #openBatch(String, CompletionStage)} whose calls' retries are reported to {@code retries}, synchronously on
+   * the scheduler's threads (see {@link RetryListener} for the order).
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public OpenBatch openBatch(String sessionId, CompletionStage<?> runAfter, RetryListener retries) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(runAfter, "runAfter");
-    return new OpenBatchImpl(this, sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+    Objects.requireNonNull(retries, "retries");
+    OpenBatchImpl b = new OpenBatchImpl(this, sessionId, runAfter.toCompletableFuture().handle((x, e) -> null));
+    b.batch.retries = retries;
+    return b;
   }
 
   /**
@@ -277,7 +369,7 @@ public final class ToolScheduler implements AutoCloseable {
 
   /**
    * The id rules of one request of a batch: a duplicate id within the batch ({@code duplicate}) gets its own call,
-   * failed on a private bus; an id already scheduled in the session returns that call (nothing runs twice); a new id
+   * failed and published under an id of its own ({@link #refuse}); an id already scheduled in the session returns that call (nothing runs twice); a new id
    * gets a new PENDING call, whose creation event is published before this returns. With {@code validateNow} the
    * arguments are validated first and the call is created with them; otherwise it is created with the raw text as it
    * stands (a call announced by a stream, validated when its arguments are complete).
@@ -317,7 +409,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       ToolCall.Builder cb = ToolCall.builder(req.callId(), validator.canonicalName(req.toolName()))
           .sessionId(sessionId)
-          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin());
+          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin()).label(req.label());
       if (req.parentCallId() != null) {
         cb.parentCallId(req.parentCallId());
       }
@@ -426,8 +518,9 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /** The message for the model of a call whose runtime stopped renewing its claim while the tool ran. */
-  static final String LEASE_LOST = "Outcome unknown: the runtime that ran the tool stopped (its claim on the call"
-      + " expired), so it may have partly run. It was not run again; check its effects before calling it again.";
+  static final String LEASE_LOST = "Outcome unknown: the runtime that ran the tool stopped renewing its claim on the"
+      + " call (it stopped, or could not reach the database while the others could), so it may have partly run. It"
+      + " was not run again; check its effects before calling it again.";
 
   /** The call {@code callId} of {@code sessionId} scheduled here, if it has not ended. */
   public Optional<ToolCall> call(String sessionId, String callId) {
@@ -458,6 +551,15 @@ public final class ToolScheduler implements AutoCloseable {
    */
   public List<ToolCall> activeCalls() {
     return known.calls();
+  }
+
+  /**
+   * The calls of {@link #activeCalls()} grouped by the batch they were scheduled (or resumed) in: batches in the order
+   * of their first call, each call in the order it was scheduled. What a runtime snapshot keeps, so that a restore
+   * gives each call back the batch it had (its turn comes behind the calls of its own batch, not a neighbour's).
+   */
+  public List<List<ToolCall>> activeBatches() {
+    return known.callsByBatch();
   }
 
   static ToolArguments argumentsOf(Validator.Validation v) {
@@ -494,13 +596,50 @@ public final class ToolScheduler implements AutoCloseable {
 
 
   ToolCall duplicate(String sessionId, CallRequest req, String message) {
-    ToolCall.Builder cb = ToolCall.builder(req.callId(), req.toolName()).sessionId(sessionId)
-        .arguments(ToolArguments.ofText(req.rawArguments())).clock(clock).ticker(ticker)
-        .eventBus(EventBus.create());
-    ToolCall dup = cb.build();
-    dup.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
-    dup.fail(FailureKind.DUPLICATE_CALL, message);
-    return dup;
+    return refuse(sessionId, req.parentCallId(), req.callId(), req.toolName(), req.rawArguments(),
+        FailureKind.DUPLICATE_CALL, message);
+  }
+
+  /**
+   * Publishes a tool call that will not run because nothing could refer to it: its id is blank or already used (in
+   * this session or this batch), or it names no tool. The call is created on this scheduler's bus and ends FAILED at
+   * once (PENDING, RUNNING for validation, FAILED with {@code kind} and {@code message}, the text the model reads),
+   * so a UI shows it like every call; its tool never runs and the scheduler does not keep it. It gets an id of its
+   * own, the model's id with {@code #n} added ({@code no-id#n} for a blank id; n unique in this scheduler), so that
+   * its events are never mixed with those of the call that has the model's id; a blank tool name is recorded as
+   * {@code unnamed}. Thread-safe.
+   *
+   * @param callId the id the model sent, possibly blank
+   * @param toolName the tool name the model sent, possibly blank
+   * @param rawArguments the argument text the model sent (null reads as empty)
+   * @param parentCallId the enclosing call of a nested call, or null
+   * @return the failed call, its events published
+   * @throws NullPointerException if {@code sessionId}, {@code kind} or {@code message} is null
+   * @throws IllegalArgumentException if {@code kind} is not {@link FailureKind#DUPLICATE_CALL} or
+   *     {@link FailureKind#UNKNOWN_TOOL}, or {@code message} is blank
+   */
+  public ToolCall refuse(String sessionId, String parentCallId, String callId, String toolName, String rawArguments,
+      FailureKind kind, String message) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(message, "message");
+    if (kind != FailureKind.DUPLICATE_CALL && kind != FailureKind.UNKNOWN_TOOL) {
+      throw new IllegalArgumentException("kind must be DUPLICATE_CALL or UNKNOWN_TOOL, was " + kind);
+    }
+    if (message.isBlank()) {
+      throw new IllegalArgumentException("message must not be blank: the model reads it");
+    }
+    String id = (callId == null || callId.isBlank() ? "no-id" : callId) + "#" + refused.incrementAndGet();
+    ToolCall.Builder cb = ToolCall.builder(id, toolName == null || toolName.isBlank() ? "unnamed" : toolName)
+        .sessionId(sessionId).arguments(ToolArguments.ofText(rawArguments == null ? "" : rawArguments))
+        .clock(clock).ticker(ticker).eventBus(bus);
+    if (parentCallId != null && !parentCallId.isBlank()) {
+      cb.parentCallId(parentCallId);
+    }
+    ToolCall call = cb.build();
+    call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
+    call.fail(kind, message);
+    return call;
   }
 
   /** Counters of what the scheduler had to contain. */

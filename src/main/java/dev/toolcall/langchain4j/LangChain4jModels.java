@@ -20,8 +20,14 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.CompleteToolCall;
+import dev.langchain4j.model.chat.response.PartialResponse;
+import dev.langchain4j.model.chat.response.PartialResponseContext;
+import dev.langchain4j.model.chat.response.PartialThinking;
+import dev.langchain4j.model.chat.response.PartialThinkingContext;
 import dev.langchain4j.model.chat.response.PartialToolCall;
+import dev.langchain4j.model.chat.response.PartialToolCallContext;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.chat.response.StreamingHandle;
 import dev.langchain4j.model.output.FinishReason;
 import dev.toolcall.conversation.AssistantMessage;
 import dev.toolcall.conversation.Message;
@@ -46,9 +52,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -73,6 +81,10 @@ import java.util.function.Consumer;
  *   <li>Streaming: partial text as it comes; each partial tool call is announced when its first fragment arrives and
  *       its argument fragments follow, so the call shows (and is created PENDING) while the model still writes it;
  *       LangChain4j's complete tool call closes it.</li>
+ *   <li>Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a streaming request is stopped
+ *       through LangChain4j's {@code StreamingHandle.cancel()} (at the first partial callback, which carries the
+ *       handle, when the cancel came earlier); a blocking model on an executor is interrupted; one on the calling
+ *       thread has answered before anyone could cancel it.</li>
  *   <li>Errors, by LangChain4j's exception types (or HTTP status): rate limit (429) {@code RATE_LIMITED},
  *       authentication (401, 403) {@code AUTHENTICATION}, timeout {@code TIMEOUT}, invalid request and model not
  *       found (other 4xx) {@code INVALID_REQUEST}, server error (5xx) {@code SERVER_ERROR}, an {@code IOException}
@@ -120,7 +132,44 @@ public final class LangChain4jModels {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Map<Integer, String> announced = new HashMap<>(); // partial call index -> id
     Set<String> ids = new HashSet<>();
+    // LangChain4j hands the stream's handle to the partial callbacks only: a cancel before the first one stops the
+    // stream when that one arrives
+    AtomicReference<StreamingHandle> handle = new AtomicReference<>();
+    Runnable stopIfCancelled = () -> {
+      StreamingHandle h = handle.get();
+      if (done.isCancelled() && h != null && !h.isCancelled()) {
+        h.cancel();
+      }
+    };
+    done.whenComplete((v, e) -> {
+      if (e instanceof CancellationException) {
+        stopIfCancelled.run();
+      }
+    });
     StreamingChatResponseHandler handler = new StreamingChatResponseHandler() {
+      private void handle(StreamingHandle h) {
+        if (h != null && handle.compareAndSet(null, h)) {
+          stopIfCancelled.run();
+        }
+      }
+
+      @Override
+      public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
+        handle(context == null ? null : context.streamingHandle());
+        onPartialResponse(partial.text());
+      }
+
+      @Override
+      public void onPartialToolCall(PartialToolCall call, PartialToolCallContext context) {
+        handle(context == null ? null : context.streamingHandle());
+        onPartialToolCall(call);
+      }
+
+      @Override
+      public void onPartialThinking(PartialThinking thinking, PartialThinkingContext context) {
+        handle(context == null ? null : context.streamingHandle()); // thinking text is not carried
+      }
+
       @Override
       public void onPartialResponse(String text) {
         if (text != null && !text.isEmpty() && !done.isDone()) {

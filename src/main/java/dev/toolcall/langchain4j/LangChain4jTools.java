@@ -61,7 +61,7 @@ public final class LangChain4jTools {
       try {
         out = executor.execute(request, inv.sessionId());
       } catch (ToolArgumentsException e) {
-        throw new ToolException("The arguments do not fit the tool: " + message(e), e);
+        throw ToolException.invalidArguments("The arguments do not fit the tool: " + message(e), e);
       } catch (ToolExecutionException e) {
         throw new ToolException(message(e), e);
       } catch (RetriableException e) {

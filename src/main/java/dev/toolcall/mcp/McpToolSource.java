@@ -9,6 +9,7 @@ import dev.toolcall.tool.ToolContent;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolException;
 import dev.toolcall.tool.ToolInvocation;
+import dev.toolcall.tool.ToolRegistry;
 import dev.toolcall.tool.ToolResult;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
@@ -44,7 +45,11 @@ import reactor.core.publisher.Mono;
  * <h2>What maps</h2>
  * <ul>
  *   <li>Names: {@code prefix + server tool name} (default prefix: the server name and a dot), as MCP allows; the
- *       model sees the registry's alias ({@code weather.get_forecast} becomes {@code weather_get_forecast}).
+ *       model sees the registry's alias ({@code weather.get_forecast} becomes {@code weather_get_forecast}). A name
+ *       the prefix makes longer than 128 characters is cut to fit and ends with {@code _} and 8 hex digits of a hash
+ *       of the server's name; calls still reach the server under its own name.
+ *   <li>A tool the library cannot take (a name it does not allow, a schema that is not a valid JSON Schema) is left
+ *       out with a warning; the server's other tools are used.
  *   <li>Definitions: the description (else the title), the input schema as the parameters (unchanged), the output
  *       schema, and the hints: {@code readOnlyHint} makes the tool read-only (it may run beside other reads);
  *       {@code idempotentHint} idempotent; a destructive tool ({@code destructiveHint} true, or absent on a tool
@@ -68,6 +73,8 @@ public final class McpToolSource implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(McpToolSource.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
+  /** The library's version (from the resource the build writes), told to servers as the client's version. */
+  private static final String VERSION = readVersion();
 
   private final String serverName;
   private final String prefix;
@@ -80,11 +87,18 @@ public final class McpToolSource implements AutoCloseable {
   private final AtomicLong tokens = new AtomicLong();
   private final AtomicBoolean pinging = new AtomicBoolean();
   private final Object lock = new Object();
+  /** Serialises the changes this source makes to its runtime (attach, each tool-list change); taken before lock. */
+  private final Object applying = new Object();
   private final Disposable liveness;
   private volatile String disconnected; // why, once the server is gone
   private volatile boolean closed;
-  private LinkedHashMap<String, Entry> current = new LinkedHashMap<>(); // guarded by lock; by server tool name
-  private ToolCallRuntime attached; // guarded by lock
+  /** The server's tools this source uses, by server tool name; written under applying and lock, read under lock. */
+  private LinkedHashMap<String, Entry> current = new LinkedHashMap<>();
+  private ToolCallRuntime attached; // written under applying and lock
+  /** Server tools left out for a reason that stays until the server changes them; guarded by applying. */
+  private Map<String, McpSchema.Tool> rejected = Map.of();
+  /** Names of this source's tools left out because the runtime has another tool of that name; guarded by applying. */
+  private final java.util.Set<String> clashes = new java.util.HashSet<>();
 
   /** One server tool and the {@link Tool} made of it (kept while the server's description does not change). */
   private record Entry(McpSchema.Tool spec, Tool tool) {}
@@ -100,7 +114,7 @@ public final class McpToolSource implements AutoCloseable {
     this.livenessInterval = b.livenessInterval;
     this.transport = new CancellingTransport(b.transport);
     this.client = McpClient.async(transport)
-        .clientInfo(McpSchema.Implementation.builder("toolcall-lifecycle", "1").build())
+        .clientInfo(McpSchema.Implementation.builder("toolcall-lifecycle", VERSION).build())
         .requestTimeout(b.requestTimeout)
         .initializationTimeout(b.initializationTimeout)
         .progressConsumer(n -> {
@@ -115,8 +129,11 @@ public final class McpToolSource implements AutoCloseable {
     try {
       client.initialize().block(b.initializationTimeout.plusSeconds(1));
       List<McpSchema.Tool> tools = listAll();
-      synchronized (lock) {
-        current = entries(tools, Map.of());
+      synchronized (applying) {
+        LinkedHashMap<String, Entry> first = entries(tools, Map.of());
+        synchronized (lock) {
+          current = first;
+        }
       }
     } catch (RuntimeException e) {
       client.close();
@@ -155,27 +172,32 @@ public final class McpToolSource implements AutoCloseable {
    * {@code tools/list_changed}, the runtime's tool set changes with it (added, removed, replaced; see
    * {@link ToolCallRuntime#updateTools}). One runtime per source.
    *
+   * <p>The source only ever touches the tools it added: a tool a later change brings whose name another tool of the
+   * runtime has (the runtime's own, or another source's) is left out with a warning, and a tool the server removes
+   * is removed from the runtime only while it is still this source's. A server tool this library cannot take (a
+   * name it does not allow, an input or output schema that is not a valid JSON Schema) is left out with a warning;
+   * the server's other tools are added.
+   *
    * @throws IllegalStateException if the source is attached already, or closed
-   * @throws IllegalArgumentException if a tool's name is taken in the runtime
+   * @throws IllegalArgumentException if a tool's name is taken in the runtime (nothing is added then)
    */
   public McpToolSource attach(ToolCallRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
-    synchronized (lock) {
-      if (closed) {
-        throw new IllegalStateException("MCP tool source '" + serverName + "' is closed");
-      }
-      if (attached != null) {
-        throw new IllegalStateException("MCP tool source '" + serverName + "' is attached to a runtime already");
-      }
-      List<Tool> tools = current.values().stream().map(Entry::tool).toList();
-      for (Tool t : tools) {
-        if (runtime.registry().names().contains(t.name())) {
-          throw new IllegalArgumentException("tool name '" + t.name() + "' of MCP server '" + serverName
-              + "' is taken in the runtime; give the source another prefix");
+    synchronized (applying) {
+      LinkedHashMap<String, Entry> tools;
+      synchronized (lock) {
+        if (closed) {
+          throw new IllegalStateException("MCP tool source '" + serverName + "' is closed");
         }
+        if (attached != null) {
+          throw new IllegalStateException("MCP tool source '" + serverName + "' is attached to a runtime already");
+        }
+        tools = current;
       }
-      runtime.updateTools(r -> r.with(tools.toArray(Tool[]::new)));
-      attached = runtime;
+      runtime.updateTools(r -> reconcile(r, tools, true));
+      synchronized (lock) {
+        attached = runtime;
+      }
     }
     return this;
   }
@@ -220,47 +242,106 @@ public final class McpToolSource implements AutoCloseable {
     return all;
   }
 
+  /**
+   * The entries for the server's list {@code specs}: an unchanged tool keeps its entry (and {@link Tool}); a new or
+   * changed one is mapped and its schemas compiled. A tool the library cannot take (its name, a schema that is not
+   * valid, a name another of the server's tools maps to as well) is left out, with a warning the first time it is
+   * seen as it is. Called under {@code applying}.
+   */
   private LinkedHashMap<String, Entry> entries(List<McpSchema.Tool> specs, Map<String, Entry> before) {
     LinkedHashMap<String, Entry> next = new LinkedHashMap<>();
+    Map<String, McpSchema.Tool> nowRejected = new LinkedHashMap<>();
+    java.util.Set<String> names = new java.util.HashSet<>();
+    List<Entry> fresh = new ArrayList<>();
     for (McpSchema.Tool spec : specs) {
       Entry old = before.get(spec.name());
       if (old != null && old.spec.equals(spec)) {
         next.put(spec.name(), old);
+        names.add(old.tool.definition().name());
+        continue;
+      }
+      if (next.containsKey(spec.name())) {
+        reject(nowRejected, spec, "the server lists a tool of that name twice");
         continue;
       }
       try {
-        next.put(spec.name(), new Entry(spec, new McpTool(definition(spec), spec.name())));
-      } catch (IllegalArgumentException e) { // a name or schema the library cannot take: leave the tool out
-        log.warn("MCP server '{}': tool '{}' left out: {}", serverName, spec.name(), e.getMessage());
+        McpTool tool = new McpTool(definition(spec), spec.name());
+        if (!names.add(tool.definition().name())) {
+          reject(nowRejected, spec, "another of the server's tools is named '" + tool.definition().name() + "' here");
+          continue;
+        }
+        Entry e = new Entry(spec, tool);
+        next.put(spec.name(), e);
+        fresh.add(e);
+      } catch (IllegalArgumentException e) { // a name the library cannot take
+        reject(nowRejected, spec, e.getMessage());
       }
     }
+    for (Map.Entry<Entry, String> invalid : invalidSchemas(fresh).entrySet()) {
+      next.remove(invalid.getKey().spec.name());
+      reject(nowRejected, invalid.getKey().spec, invalid.getValue());
+    }
+    rejected = nowRejected;
     return next;
   }
 
+  /**
+   * The entries among {@code fresh} whose schemas do not compile, with what is wrong (all are compiled at once, and
+   * only when that fails one by one).
+   */
+  private static Map<Entry, String> invalidSchemas(List<Entry> fresh) {
+    if (fresh.isEmpty()) {
+      return Map.of();
+    }
+    try {
+      ToolRegistry.of(fresh.stream().map(Entry::tool).toList());
+      return Map.of();
+    } catch (IllegalArgumentException some) {
+      Map<Entry, String> invalid = new LinkedHashMap<>();
+      for (Entry e : fresh) {
+        String problem = schemaProblem(e.tool);
+        if (problem != null) {
+          invalid.put(e, problem);
+        }
+      }
+      return invalid;
+    }
+  }
+
+  /** What is wrong with {@code tool}'s schemas, or null when they compile. */
+  private static String schemaProblem(Tool tool) {
+    try {
+      ToolRegistry.of(tool);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
+  private void reject(Map<String, McpSchema.Tool> nowRejected, McpSchema.Tool spec, String why) {
+    if (!spec.equals(rejected.get(spec.name())) && !spec.equals(nowRejected.get(spec.name()))) {
+      log.warn("MCP server '{}': tool '{}' left out: {}", serverName, spec.name(), why);
+    }
+    nowRejected.putIfAbsent(spec.name(), spec);
+  }
+
   private void onToolsChanged(List<McpSchema.Tool> tools) {
-    ToolCallRuntime rt;
-    List<String> removed = new ArrayList<>();
-    List<Tool> changed = new ArrayList<>();
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      LinkedHashMap<String, Entry> next = entries(tools, current);
-      for (Map.Entry<String, Entry> e : current.entrySet()) {
-        if (!next.containsKey(e.getKey())) {
-          removed.add(e.getValue().tool.name());
+    synchronized (applying) {
+      ToolCallRuntime rt;
+      LinkedHashMap<String, Entry> next;
+      synchronized (lock) {
+        if (closed) {
+          return;
         }
+        rt = attached;
       }
-      for (Map.Entry<String, Entry> e : next.entrySet()) {
-        if (current.get(e.getKey()) != e.getValue()) {
-          changed.add(e.getValue().tool);
-        }
+      next = entries(tools, current);
+      synchronized (lock) {
+        current = next;
       }
-      current = next;
-      rt = attached;
-      if (rt != null && (!removed.isEmpty() || !changed.isEmpty())) {
+      if (rt != null) {
         try {
-          rt.updateTools(r -> r.without(removed.toArray(String[]::new)).with(changed.toArray(Tool[]::new)));
+          rt.updateTools(r -> reconcile(r, next, false));
         } catch (RuntimeException e) {
           log.warn("MCP server '{}': its changed tool list could not be applied to the runtime", serverName, e);
         }
@@ -268,10 +349,56 @@ public final class McpToolSource implements AutoCloseable {
     }
   }
 
+  /**
+   * The runtime's registry {@code r} with this source's tools made {@code tools}: each added, or put in place of
+   * this source's tool of that name; each of this source's tools no longer listed removed. A name another tool of
+   * the runtime has is refused: {@code attaching}, by throwing (nothing changes); else the tool is left out with a
+   * warning (once, until the clash ends). Tools of the runtime that are not this source's are never touched. Runs
+   * inside {@link ToolCallRuntime#updateTools}, under {@code applying}.
+   */
+  private ToolRegistry reconcile(ToolRegistry r, Map<String, Entry> tools, boolean attaching) {
+    List<Tool> put = new ArrayList<>();
+    java.util.Set<String> wanted = new java.util.HashSet<>();
+    java.util.Set<String> clashing = new java.util.HashSet<>();
+    for (Entry e : tools.values()) {
+      String name = e.tool.definition().name();
+      wanted.add(name);
+      Tool there = r.contains(name) && r.canonicalName(name).equals(name) ? r.require(name) : null;
+      if (there == e.tool) {
+        continue;
+      }
+      if (there == null || isMine(there)) {
+        put.add(e.tool);
+      } else if (attaching) {
+        throw new IllegalArgumentException("tool name '" + name + "' of MCP server '" + serverName
+            + "' is taken in the runtime; give the source another prefix");
+      } else {
+        clashing.add(name);
+        if (!clashes.contains(name)) {
+          log.warn("MCP server '{}': tool '{}' left out: the name is taken in the runtime by {}; give the source"
+              + " another prefix", serverName, name, there);
+        }
+      }
+    }
+    clashes.clear();
+    clashes.addAll(clashing);
+    List<String> remove = new ArrayList<>();
+    for (Tool t : r.tools()) {
+      if (isMine(t) && !wanted.contains(t.definition().name())) {
+        remove.add(t.definition().name());
+      }
+    }
+    return r.without(remove.toArray(String[]::new)).with(put.toArray(Tool[]::new));
+  }
+
+  private boolean isMine(Tool t) {
+    return t instanceof McpTool m && m.source() == this;
+  }
+
   ToolDefinition definition(McpSchema.Tool spec) {
     String description = spec.description() != null ? spec.description()
         : spec.title() != null ? spec.title() : "";
-    ToolDefinition.Builder b = ToolDefinition.builder(prefix + spec.name()).description(description);
+    ToolDefinition.Builder b = ToolDefinition.builder(runtimeName(prefix, spec.name())).description(description);
     if (spec.inputSchema() != null) {
       b.parameters(JSON.valueToTree(spec.inputSchema()));
     }
@@ -291,6 +418,22 @@ public final class McpToolSource implements AutoCloseable {
       b.requiresApproval(true); // a destructive tool always asks
     }
     return b.build();
+  }
+
+  /**
+   * The runtime's name for the server tool {@code name}: {@code prefix + name}; when that is longer than the 128
+   * characters a tool name may have, {@code prefix}, {@code name} cut to fit, {@code _} and 8 hex digits of the
+   * whole {@code name}'s hash (the same on every connection; names that differ only past the cut stay apart). Calls
+   * reach the server under its own name.
+   */
+  static String runtimeName(String prefix, String name) {
+    String full = prefix + name;
+    int max = 128;
+    int keep = max - prefix.length() - 9;
+    if (full.length() <= max || keep < 1) {
+      return full; // fits, or cannot be made to fit: the definition refuses it
+    }
+    return prefix + name.substring(0, keep) + "_" + String.format(Locale.ROOT, "%08x", name.hashCode());
   }
 
   // ------------------------------------------------------------------------------------------------ calls
@@ -313,6 +456,10 @@ public final class McpToolSource implements AutoCloseable {
     @Override
     public CompletionStage<ToolResult> execute(ToolInvocation invocation) {
       return call(serverToolName, invocation);
+    }
+
+    McpToolSource source() {
+      return McpToolSource.this;
     }
 
     @Override
@@ -412,6 +559,13 @@ public final class McpToolSource implements AutoCloseable {
       return new OutcomeUnknownException("The MCP server '" + serverName + "' disconnected while the call ran; it"
           + " may or may not have taken effect.", e);
     }
+    CancellingTransport.UnreadableResultException unreadable = unreadable(e);
+    if (unreadable != null) {
+      log.warn("MCP server '{}' sent a tools/call result that could not be read", serverName, unreadable.getCause());
+      return new OutcomeUnknownException("The MCP server '" + serverName + "' answered the call, but its result could"
+          + " not be read (" + unreadable.getMessage() + "), so whether it succeeded is not known; it may or may not"
+          + " have taken effect.", e);
+    }
     if (e instanceof McpError m) {
       return new ToolException("The MCP server '" + serverName + "' refused the call: " + describe(m), e);
     }
@@ -420,6 +574,15 @@ public final class McpToolSource implements AutoCloseable {
           + " or may not have taken effect.", e);
     }
     return new ToolException("The call to MCP server '" + serverName + "' failed: " + describe(e), e);
+  }
+
+  private static CancellingTransport.UnreadableResultException unreadable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CancellingTransport.UnreadableResultException u) {
+        return u;
+      }
+    }
+    return null;
   }
 
   private void onProgress(McpSchema.ProgressNotification n) {
@@ -473,6 +636,19 @@ public final class McpToolSource implements AutoCloseable {
   private void failAll(String message) {
     for (InFlight f : List.copyOf(inFlight.values())) {
       f.result.completeExceptionally(new OutcomeUnknownException(message));
+    }
+  }
+
+  private static String readVersion() {
+    try (java.io.InputStream in = McpToolSource.class.getResourceAsStream("/dev/toolcall/toolcall.properties")) {
+      java.util.Properties p = new java.util.Properties();
+      if (in != null) {
+        p.load(in);
+      }
+      String v = p.getProperty("version", "");
+      return v.isBlank() || v.startsWith("${") ? "unknown" : v;
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      return "unknown";
     }
   }
 

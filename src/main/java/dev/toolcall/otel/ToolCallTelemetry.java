@@ -14,7 +14,6 @@ import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.Subscription;
 import dev.toolcall.event.ToolCallEvent;
-import dev.toolcall.tool.ToolRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -23,13 +22,16 @@ import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.LongUpDownCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -45,12 +47,20 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <h2>Spans</h2>
  * One {@code execute_tool {tool}} span (INTERNAL) per call, from its creation to its terminal state, with the
- * library's own timestamps. Its parent is the call it is nested in, else the {@code invoke_agent} span of the turn
- * whose conversation the call belongs to, else the context current on the thread that scheduled it. The tool's body
+ * library's own timestamps. Its parent is the call it is nested in (resolved by session and id as the core's nesting
+ * does, never another session's call of the same id), else the {@code invoke_agent} span of the turn whose
+ * conversation the call belongs to, else the context current on the thread that scheduled it.
+ * {@code gen_ai.tool.name} is the registered tool's name (an alias the model used is resolved), or for a tool the
+ * runtime does not know, the name the model sent (cut to 128 characters). The tool's body
  * runs with the call's span as the current context (on whatever executor), so the tool's own spans nest under it.
  * Span events: the permission was asked; decided (by whom, and the wait); a retry (attempt, delay, failure); a
  * cancellation (its cause). Status ERROR only for FAILED, with {@code error.type}; a denial or a cancellation sets
  * {@code toolcall.outcome} instead. Arguments and results are recorded only with {@link Builder#recordContent}.
+ *
+ * <h2>Metrics</h2>
+ * Metric attributes name only tools the runtime has ({@code _OTHER} for a name the model made up), so the number
+ * of series stays bounded. The duration histograms carry explicit bucket advice (the GenAI conventions' for
+ * {@code gen_ai.execute_tool.duration}). The instrumentation scope is {@code dev.toolcall} with the library's version.
  *
  * <h2>Threads and lost races</h2>
  * Thread-safe. It listens inline on the runtime's bus, so it sees each call's changes in order, exactly once, on the
@@ -60,9 +70,19 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ToolCallTelemetry implements Instrumentation {
 
   static final String SCOPE = "dev.toolcall";
+  /** What metric attributes carry in place of a tool name the runtime does not know (the model made it up). */
+  static final String OTHER_TOOL = "_OTHER";
+  /** The longest tool name a registry takes; a name the model made up is cut to it on spans. */
+  static final int MAX_NAME = 128;
+  /** The GenAI semantic conventions' bucket advice for {@code gen_ai.*.duration} histograms, in seconds. */
+  static final List<Double> DURATION_BUCKETS = List.of(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
+      10.24, 20.48, 40.96, 81.92);
+  /** The same doubling series, on to about 22 minutes: a person's answer to a permission request. */
+  static final List<Double> WAIT_BUCKETS = concat(DURATION_BUCKETS, List.of(163.84, 327.68, 655.36, 1310.72));
   static final AttributeKey<String> OPERATION = AttributeKey.stringKey("gen_ai.operation.name");
   static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
   static final AttributeKey<String> TOOL_CALL_ID = AttributeKey.stringKey("gen_ai.tool.call.id");
+  static final AttributeKey<String> CALL_ID = AttributeKey.stringKey("toolcall.call.id");
   static final AttributeKey<String> TOOL_TYPE = AttributeKey.stringKey("gen_ai.tool.type");
   static final AttributeKey<String> TOOL_DESCRIPTION = AttributeKey.stringKey("gen_ai.tool.description");
   static final AttributeKey<String> TOOL_ARGUMENTS = AttributeKey.stringKey("gen_ai.tool.call.arguments");
@@ -101,35 +121,49 @@ public final class ToolCallTelemetry implements Instrumentation {
   /** Open spans of calls, by session and call id. */
   private final Map<Key, Open> calls = new ConcurrentHashMap<>();
   /** Open turn spans, by conversation id. */
-  private final Map<String, Span> turns = new ConcurrentHashMap<>();
-  private volatile ToolRegistry registry;
+  private final Map<String, Turn> turns = new ConcurrentHashMap<>();
+  private volatile ToolCallRuntime runtime;
   private volatile Subscription subscription;
+
+  /** An open turn span and the span context it was started under (the call a sub-agent runs in, if any). */
+  private record Turn(Span span, SpanContext parent) {}
 
   private record Key(String sessionId, String callId) {}
 
   /** What is known of a call whose span is open. */
   private static final class Open {
     final Span span;
+    final String metricTool; // the tool's name, or OTHER_TOOL for a name the runtime does not know
     final Attributes toolAttributes;
     final long createdTick;
     long askedTick; // ticks of entering PERMISSION_PENDING; guarded by the bus's per-call order
     long dropped;
+    volatile boolean running; // in RUNNING: it may have nested calls; read by other calls' creation
 
-    Open(Span span, Attributes toolAttributes, long createdTick) {
+    Open(Span span, String metricTool, long createdTick) {
       this.span = span;
-      this.toolAttributes = toolAttributes;
+      this.metricTool = metricTool;
+      this.toolAttributes = Attributes.of(TOOL_NAME, metricTool);
       this.createdTick = createdTick;
     }
   }
 
   private ToolCallTelemetry(Builder b) {
-    this.tracer = b.otel.getTracer(SCOPE);
+    var tracerBuilder = b.otel.getTracerProvider().tracerBuilder(SCOPE);
+    var meterBuilder = b.otel.getMeterProvider().meterBuilder(SCOPE);
+    if (VERSION != null) {
+      tracerBuilder.setInstrumentationVersion(VERSION);
+      meterBuilder.setInstrumentationVersion(VERSION);
+    }
+    this.tracer = tracerBuilder.build();
     this.contentLimit = b.contentLimit;
-    Meter meter = b.otel.getMeter(SCOPE);
+    Meter meter = meterBuilder.build();
     this.duration = meter.histogramBuilder("gen_ai.execute_tool.duration").setUnit("s")
-        .setDescription("Time from a tool call's creation to its terminal state.").build();
+        .setDescription("Time from a tool call's creation to its terminal state.")
+        .setExplicitBucketBoundariesAdvice(DURATION_BUCKETS).build();
     this.approvalWait = meter.histogramBuilder("toolcall.permission.wait").setUnit("s")
-        .setDescription("Time a permission request waited for its decision.").build();
+        .setDescription("Time a permission request waited for its decision.")
+        .setExplicitBucketBoundariesAdvice(WAIT_BUCKETS).build();
     this.ended = meter.counterBuilder("toolcall.calls.ended").setUnit("{call}")
         .setDescription("Tool calls that reached a terminal state.").build();
     this.inFlight = meter.upDownCounterBuilder("toolcall.calls.in_flight").setUnit("{call}")
@@ -155,7 +189,7 @@ public final class ToolCallTelemetry implements Instrumentation {
   @Override
   public void attach(ToolCallRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
-    this.registry = runtime.registry();
+    this.runtime = runtime;
     this.subscription = runtime.events().subscribe(new Listener());
   }
 
@@ -182,10 +216,10 @@ public final class ToolCallTelemetry implements Instrumentation {
         e.getValue().span.end();
       }
     }
-    for (Map.Entry<String, Span> e : turns.entrySet()) {
+    for (Map.Entry<String, Turn> e : turns.entrySet()) {
       if (turns.remove(e.getKey(), e.getValue())) {
-        e.getValue().setAttribute(TURN_ENDING, "runtime_closed");
-        e.getValue().end();
+        e.getValue().span.setAttribute(TURN_ENDING, "runtime_closed");
+        e.getValue().span.end();
       }
     }
   }
@@ -242,48 +276,79 @@ public final class ToolCallTelemetry implements Instrumentation {
   }
 
   private void created(ToolCallSnapshot s) {
-    String tool = s.toolName();
-    Attributes toolAttributes = Attributes.of(TOOL_NAME, tool);
+    ToolCallRuntime rt = runtime;
+    Optional<dev.toolcall.tool.Tool> registered = rt == null ? Optional.empty() : rt.registry().find(s.toolName());
+    // the registered name (an alias the model used is resolved), else as the model sent it, cut to the 128
+    // characters a real tool name may have
+    String tool = registered.isPresent() ? s.toolName() : cut(s.toolName(), MAX_NAME);
+    String metricTool = registered.isPresent() ? tool : OTHER_TOOL;
     var b = tracer.spanBuilder("execute_tool " + tool).setSpanKind(SpanKind.INTERNAL)
         .setParent(parentOf(s)).setStartTimestamp(s.timestamp())
         .setAttribute(OPERATION, "execute_tool").setAttribute(TOOL_NAME, tool)
-        .setAttribute(TOOL_CALL_ID, s.callId()).setAttribute(TOOL_TYPE, "function")
+        .setAttribute(TOOL_CALL_ID, s.identity().label().isEmpty() ? s.callId() : s.identity().label())
+        .setAttribute(TOOL_TYPE, "function")
         .setAttribute(SESSION_ID, s.identity().sessionId())
         .setAttribute(ORIGIN, s.identity().origin().name().toLowerCase(java.util.Locale.ROOT));
-    ToolRegistry r = registry;
-    if (r != null) {
-      r.find(tool).ifPresent(t -> {
-        if (!t.definition().description().isEmpty()) {
-          b.setAttribute(TOOL_DESCRIPTION, t.definition().description());
-        }
-      });
+    if (!s.identity().label().equals(s.callId())) { // the library minted the id: both are shown
+      b.setAttribute(CALL_ID, s.callId());
     }
+    registered.ifPresent(t -> {
+      if (!t.definition().description().isEmpty()) {
+        b.setAttribute(TOOL_DESCRIPTION, t.definition().description());
+      }
+    });
     s.identity().parent().ifPresent(p -> b.setAttribute(PARENT_CALL_ID, p));
     if (contentLimit >= 0) {
       b.setAttribute(TOOL_ARGUMENTS, truncate(s.arguments().raw()));
     }
-    Open o = new Open(b.startSpan(), toolAttributes, s.tick());
+    Open o = new Open(b.startSpan(), metricTool, s.tick());
     calls.put(key(s), o);
-    inFlight.add(1, Attributes.of(TOOL_NAME, tool, STATE, ToolCallState.PENDING.wireName()));
+    inFlight.add(1, Attributes.of(TOOL_NAME, metricTool, STATE, ToolCallState.PENDING.wireName()));
   }
 
-  /** The call it is nested in, else its conversation's turn, else the scheduling thread's context. */
+  /**
+   * The call it is nested in, else its conversation's turn, else the scheduling thread's context. A nested call
+   * names its parent by id only; as the core's nesting does, the parent is the call of that id in its own session,
+   * else the only running call of that id in any session (a sub-agent runs in a session of its own). When several
+   * sessions run a call of that id, it is the one its session's turn was started in (a sub-agent's turn starts in
+   * its parent call's span), else the one current on this thread; when none can be told apart, none.
+   */
   private Context parentOf(ToolCallSnapshot s) {
     String parentId = s.identity().parentCallId();
+    String session = s.identity().sessionId();
+    Turn turn = turns.get(session);
     if (parentId != null) {
-      Open same = calls.get(new Key(s.identity().sessionId(), parentId));
+      Open same = calls.get(new Key(session, parentId));
       if (same != null) {
         return Context.current().with(same.span);
       }
+      Open only = null;
+      Open byTurn = null;
+      Open byContext = null;
+      int running = 0;
+      SpanContext current = Span.current().getSpanContext();
       for (Map.Entry<Key, Open> e : calls.entrySet()) {
-        if (e.getKey().callId().equals(parentId)) {
-          return Context.current().with(e.getValue().span);
+        Open o = e.getValue();
+        if (!e.getKey().callId().equals(parentId) || !o.running) {
+          continue;
+        }
+        running++;
+        only = o;
+        SpanContext c = o.span.getSpanContext();
+        if (turn != null && c.equals(turn.parent)) {
+          byTurn = o;
+        }
+        if (c.equals(current)) {
+          byContext = o;
         }
       }
+      Open parent = running == 1 ? only : byTurn != null ? byTurn : byContext;
+      if (parent != null) {
+        return Context.current().with(parent.span);
+      }
     }
-    Span turn = turns.get(s.identity().sessionId());
     if (turn != null) {
-      return Context.current().with(turn);
+      return Context.current().with(turn.span);
     }
     return Context.current();
   }
@@ -294,9 +359,10 @@ public final class ToolCallTelemetry implements Instrumentation {
     if (o == null) {
       return;
     }
-    String tool = s.toolName();
+    String tool = o.metricTool;
     ToolCallState from = e.from();
     ToolCallState to = e.to();
+    o.running = to == ToolCallState.RUNNING;
     inFlight.add(-1, Attributes.of(TOOL_NAME, tool, STATE, from.wireName()));
     if (!to.isTerminal()) {
       inFlight.add(1, Attributes.of(TOOL_NAME, tool, STATE, to.wireName()));
@@ -340,7 +406,7 @@ public final class ToolCallTelemetry implements Instrumentation {
         by = "cancel";
         break;
     }
-    Attributes a = Attributes.of(TOOL_NAME, s.toolName(), DECISION, outcome, DECIDED_BY, by);
+    Attributes a = Attributes.of(TOOL_NAME, o.metricTool, DECISION, outcome, DECIDED_BY, by);
     approvalWait.record(waitSeconds, a);
     o.span.addEvent("toolcall.permission.decided", Attributes.of(DECISION, outcome, DECIDED_BY, by, WAIT,
         waitSeconds), s.timestamp());
@@ -371,7 +437,7 @@ public final class ToolCallTelemetry implements Instrumentation {
     Span span = o.span;
     Outcome outcome = s.outcome();
     String state = s.state().wireName();
-    var metric = Attributes.builder().put(TOOL_NAME, s.toolName()).put(STATE, state);
+    var metric = Attributes.builder().put(TOOL_NAME, o.metricTool).put(STATE, state);
     span.setAttribute(STATE, state);
     if (s.attempt() > 1) {
       span.setAttribute(ATTEMPTS, (long) s.attempt());
@@ -400,7 +466,7 @@ public final class ToolCallTelemetry implements Instrumentation {
     Attributes m = metric.build();
     ended.add(1, m);
     Attributes d = outcome instanceof Outcome.Failed f
-        ? Attributes.of(TOOL_NAME, s.toolName(), ERROR_TYPE, kindName(f.kind())) : o.toolAttributes;
+        ? Attributes.of(TOOL_NAME, o.metricTool, ERROR_TYPE, kindName(f.kind())) : o.toolAttributes;
     duration.record((s.tick() - o.createdTick) / 1e9, d);
     span.end(s.timestamp());
   }
@@ -426,21 +492,22 @@ public final class ToolCallTelemetry implements Instrumentation {
     Instant at = e.snapshot().timestamp();
     if (to == ConversationState.PROCESSING_USER_MESSAGE
         && (from == ConversationState.IDLE || from == ConversationState.FAILED)) {
-      Span turn = tracer.spanBuilder("invoke_agent").setSpanKind(SpanKind.INTERNAL).setParent(Context.current())
+      Span started = tracer.spanBuilder("invoke_agent").setSpanKind(SpanKind.INTERNAL).setParent(Context.current())
           .setStartTimestamp(at).setAttribute(OPERATION, "invoke_agent").setAttribute(CONVERSATION_ID, id)
           .startSpan();
-      Span old = turns.put(id, turn);
+      Turn old = turns.put(id, new Turn(started, Span.current().getSpanContext()));
       if (old != null) {
-        old.end(at);
+        old.span.end(at);
       }
     }
-    Span turn = turns.get(id);
-    if (turn == null) {
+    Turn open = turns.get(id);
+    if (open == null) {
       return;
     }
+    Span turn = open.span;
     turn.addEvent("toolcall.conversation.state", Attributes.of(CONVERSATION_STATE, to.wireName()), at);
     if (to == ConversationState.IDLE || to == ConversationState.FAILED) {
-      if (!turns.remove(id, turn)) {
+      if (!turns.remove(id, open)) {
         return;
       }
       turn.setAttribute(TURN_ENDING, e.reason().code());
@@ -459,11 +526,47 @@ public final class ToolCallTelemetry implements Instrumentation {
   }
 
   private String truncate(String s) {
-    return s.length() <= contentLimit ? s : s.substring(0, contentLimit) + "…";
+    return cut(s, contentLimit);
   }
 
   private static String truncateAlways(String s) {
-    return s.length() <= 256 ? s : s.substring(0, 256) + "…";
+    return cut(s, 256);
+  }
+
+  /**
+   * {@code s} cut to at most {@code max} UTF-16 units and marked with an ellipsis, never between the two halves of a
+   * surrogate pair (the cut moves one unit back instead).
+   */
+  static String cut(String s, int max) {
+    if (s.length() <= max) {
+      return s;
+    }
+    int end = max > 0 && Character.isHighSurrogate(s.charAt(max - 1)) && Character.isLowSurrogate(s.charAt(max))
+        ? max - 1 : max;
+    return s.substring(0, end) + "…";
+  }
+
+  private static List<Double> concat(List<Double> a, List<Double> b) {
+    List<Double> all = new java.util.ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
+
+  /** The library's version, from the resource the build writes; null when it cannot be read. */
+  static final String VERSION = readVersion();
+
+  private static String readVersion() {
+    try (java.io.InputStream in = ToolCallTelemetry.class.getResourceAsStream("/dev/toolcall/toolcall.properties")) {
+      if (in == null) {
+        return null;
+      }
+      java.util.Properties p = new java.util.Properties();
+      p.load(in);
+      String v = p.getProperty("version");
+      return v == null || v.isBlank() || v.startsWith("${") ? null : v;
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      return null;
+    }
   }
 
   /** Builds a {@link ToolCallTelemetry}; not thread-safe. */

@@ -19,7 +19,12 @@ import java.util.Objects;
  * there is one and otherwise the raw JSON. Characters are compared as they are: no case folding, no Unicode
  * normalisation.
  *
- * <p>Immutable and a plain value (a grant store persists its {@link #form()}).
+ * <p>Immutable and a plain value. {@link #form()} is the rule spelling, for people; it cannot tell every pattern
+ * apart (the exact command {@code *} and any arguments are both {@code *}; the exact command {@code ls:*} and the
+ * prefix {@code ls} are both {@code ls:*}), so nothing the library writes stores it: every stored form (a runtime
+ * snapshot, a grant file, the PostgreSQL store) writes the {@link Kind#wireName() kind} and the {@link #value()}
+ * apart, and reads them back exactly. {@link #fromLegacyForm} reads the one-string spelling older versions stored,
+ * never wider than it was written.
  *
  * @param kind how {@code value} is compared
  * @param value the prefix or exact command (empty for {@link Kind#ANY})
@@ -33,7 +38,27 @@ public record ArgumentPattern(Kind kind, String value) {
     /** A command prefix at a word boundary, with no shell control characters in the command. */
     PREFIX,
     /** Exactly this command. */
-    EXACT
+    EXACT;
+
+    /** The name stored forms write: {@code any}, {@code prefix} or {@code exact}. */
+    public String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The kind a stored form names.
+     *
+     * @throws IllegalArgumentException if {@code wireName} is not {@code any}, {@code prefix} or {@code exact}
+     */
+    public static Kind fromWireName(String wireName) {
+      for (Kind k : values()) {
+        if (k.wireName().equals(wireName)) {
+          return k;
+        }
+      }
+      throw new IllegalArgumentException("the kind of an argument pattern must be 'any', 'prefix' or 'exact', was "
+          + (wireName == null ? "null" : "'" + wireName + "'"));
+    }
   }
 
   /** Any arguments. */
@@ -64,6 +89,30 @@ public record ArgumentPattern(Kind kind, String value) {
       return new ArgumentPattern(Kind.PREFIX, prefix);
     }
     return new ArgumentPattern(Kind.EXACT, form);
+  }
+
+  /**
+   * Reads the one-string spelling that versions before the stored kind wrote ({@code *}, {@code prefix:*} or an exact
+   * command) without ever reading it wider than it may have been written. That spelling is ambiguous: {@code *} was
+   * both any arguments and the exact command {@code *}, {@code x:*} both the prefix {@code x} and the exact command
+   * {@code x:*}. An ambiguous spelling is read as the exact command it spells, the narrowest of its meanings (a
+   * grant that meant more asks again); any other text is that exact command.
+   *
+   * @param form the stored text, not null
+   * @return the narrowest pattern {@code form} may have meant
+   * @throws IllegalArgumentException if {@code form} is empty (no version wrote that)
+   */
+  public static ArgumentPattern fromLegacyForm(String form) {
+    Objects.requireNonNull(form, "form");
+    if (form.isEmpty()) {
+      throw new IllegalArgumentException("an empty argument pattern was never written; '*' was any arguments");
+    }
+    return new ArgumentPattern(Kind.EXACT, form);
+  }
+
+  /** Whether {@code form}, a legacy stored spelling, may mean more than one pattern (see {@link #fromLegacyForm}). */
+  public static boolean isAmbiguousLegacyForm(String form) {
+    return form.equals("*") || form.endsWith(PREFIX_SUFFIX);
   }
 
   /** A pattern matching commands that start with {@code prefix} (see the class comment). */

@@ -25,15 +25,22 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
 /**
- * Grants in a JSON file: {@code {"version":1,"grants":[{"id":..,"tool":..,"arguments":"npm test:*",
- * "createdAt":"..","expiresAt":".."}]}}.
+ * Grants in a JSON file: {@code {"version":2,"grants":[{"id":..,"tool":..,"match":"prefix","arguments":"npm test",
+ * "createdAt":"..","expiresAt":".."}]}}. {@code match} is {@code any} (then there is no {@code arguments}),
+ * {@code prefix} or {@code exact}, and {@code arguments} is the prefix or the command exactly, whatever its text
+ * ({@code *} and {@code ls:*} are commands like any other), so every pattern reads back as it was written. The file
+ * is written with every character outside ASCII escaped, so any Java string (a lone surrogate too) survives.
  *
  * <p><b>Strict reading.</b> The file is security configuration, so nothing malformed is read leniently: every
- * grant must have exactly the fields {@code id}, {@code tool}, {@code arguments}, {@code createdAt} and optionally
- * {@code expiresAt}, each a JSON string; {@code arguments} must be written exactly as the store writes it
- * ({@code *} for any arguments, its one spelling; {@code prefix:*}; or an exact command); the dates ISO-8601
- * instants. Anything else rejects the whole file with an {@link IllegalArgumentException} naming the entry and the
- * field, so a hand-edited entry can never widen a grant.
+ * grant must have exactly the fields {@code id}, {@code tool}, {@code match}, {@code arguments} (absent exactly for
+ * {@code any}), {@code createdAt} and optionally {@code expiresAt}, each a JSON string; the dates ISO-8601 instants.
+ * Anything else rejects the whole file with an {@link IllegalArgumentException} naming the entry and the field, so
+ * a hand-edited entry can never widen a grant.
+ *
+ * <p><b>Version 1 files</b> (one string {@code arguments}: {@code *}, {@code prefix:*} or an exact command, no
+ * {@code match}) are read with {@link ArgumentPattern#fromLegacyForm}, never wider than written: {@code *} and
+ * {@code x:*} are read as those exact commands, with a warning naming the grant (approve again to widen it). The next
+ * change writes the file as version 2.
  *
  * <p><b>Several writers.</b> Each change takes a lock (an in-process lock per file, then an exclusive
  * {@link FileLock} on {@code <file>.lock}, a sibling that is never replaced), re-reads the file, applies the change
@@ -45,8 +52,13 @@ import java.util.function.UnaryOperator;
 final class JsonFileGrantStore extends InMemoryGrantStore {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int FORMAT = 1;
-  private static final Set<String> FIELDS = Set.of("id", "tool", "arguments", "createdAt", "expiresAt");
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JsonFileGrantStore.class);
+  private static final com.fasterxml.jackson.databind.ObjectWriter WRITER = JSON.writerWithDefaultPrettyPrinter()
+      .with(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII);
+  private static final int FORMAT = 2;
+  private static final int LEGACY_FORMAT = 1;
+  private static final Set<String> FIELDS = Set.of("id", "tool", "match", "arguments", "createdAt", "expiresAt");
+  private static final Set<String> LEGACY_FIELDS = Set.of("id", "tool", "arguments", "createdAt", "expiresAt");
   /** One lock per file within this JVM: a FileLock is held per process, not per thread or store. */
   private static final ConcurrentHashMap<Path, ReentrantLock> LOCKS = new ConcurrentHashMap<>();
 
@@ -134,40 +146,38 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read grant file " + file, e);
     }
-    if (root == null || !root.isObject() || !root.path("version").isInt() || root.path("version").asInt() != FORMAT
+    int version = root != null && root.path("version").isInt() ? root.path("version").asInt() : -1;
+    if (root == null || !root.isObject() || (version != FORMAT && version != LEGACY_FORMAT)
         || !root.path("grants").isArray()) {
       throw new IllegalArgumentException("grant file " + file + " must be {\"version\":" + FORMAT
-          + ",\"grants\":[...]}");
+          + ",\"grants\":[...]}" + (version > FORMAT ? " (version " + version + " was written by a newer version"
+          + " of the library)" : ""));
     }
     List<Grant> out = new ArrayList<>();
     int i = 0;
     for (JsonNode g : root.get("grants")) {
-      out.add(grant(file, i++, g));
+      out.add(grant(file, i++, g, version == LEGACY_FORMAT));
     }
     return List.copyOf(out);
   }
 
   /** One entry, read strictly: any malformed field rejects the file, naming the entry and the field. */
-  private static Grant grant(Path file, int index, JsonNode g) {
+  private static Grant grant(Path file, int index, JsonNode g, boolean legacy) {
     String where = "grant file " + file + ", grant #" + index;
     if (!g.isObject()) {
       throw new IllegalArgumentException(where + " must be an object, was " + g.getNodeType());
     }
+    Set<String> fields = legacy ? LEGACY_FIELDS : FIELDS;
     for (Iterator<String> names = g.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!FIELDS.contains(name)) {
-        throw new IllegalArgumentException(where + " has an unknown field '" + name + "'; the fields are " + FIELDS);
+      if (!fields.contains(name)) {
+        throw new IllegalArgumentException(where + " has an unknown field '" + name + "'; the fields are " + fields);
       }
     }
     String id = text(g, "id", where, true);
     where += " (id " + id + ")";
     String tool = text(g, "tool", where, true);
-    String arguments = text(g, "arguments", where, true);
-    ArgumentPattern pattern = ArgumentPattern.parse(arguments);
-    if (!pattern.form().equals(arguments)) {
-      throw new IllegalArgumentException(where + ": field 'arguments' is '" + arguments + "', which is not written"
-          + " the way the store writes it; use '*' for any arguments, 'prefix:*' or an exact command");
-    }
+    ArgumentPattern pattern = legacy ? legacyPattern(g, where) : pattern(g, where);
     Instant createdAt = instant(g, "createdAt", where, true);
     Instant expiresAt = instant(g, "expiresAt", where, false);
     try {
@@ -175,6 +185,43 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
     } catch (IllegalArgumentException | NullPointerException e) {
       throw new IllegalArgumentException(where + " is not a valid grant: " + e.getMessage(), e);
     }
+  }
+
+  /** {@code match} and {@code arguments}: the kind and the value, apart. */
+  private static ArgumentPattern pattern(JsonNode g, String where) {
+    ArgumentPattern.Kind kind;
+    try {
+      kind = ArgumentPattern.Kind.fromWireName(text(g, "match", where, true));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": field 'match': " + e.getMessage(), e);
+    }
+    String value = text(g, "arguments", where, kind != ArgumentPattern.Kind.ANY);
+    if (kind == ArgumentPattern.Kind.ANY) {
+      if (value != null) {
+        throw new IllegalArgumentException(where + ": a grant whose match is 'any' has no field 'arguments'");
+      }
+      return ArgumentPattern.ANY;
+    }
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException(where + ": field 'arguments' must not be empty for match '"
+          + kind.wireName() + "'");
+    }
+    return new ArgumentPattern(kind, value);
+  }
+
+  /** A version 1 entry: one string, read never wider than it was written. */
+  private static ArgumentPattern legacyPattern(JsonNode g, String where) {
+    String arguments = text(g, "arguments", where, true);
+    if (arguments.isEmpty()) {
+      throw new IllegalArgumentException(where + ": field 'arguments' is empty, which no version wrote; '*' was any"
+          + " arguments");
+    }
+    if (ArgumentPattern.isAmbiguousLegacyForm(arguments)) {
+      LOG.warn("{}: arguments '{}' were written by a version 1 grant file, where they meant either {} or the exact"
+          + " command; read as the exact command '{}' (never wider than written). Approve again for more.", where,
+          arguments, arguments.equals("*") ? "any arguments" : "a prefix", arguments);
+    }
+    return ArgumentPattern.fromLegacyForm(arguments);
   }
 
   private static String text(JsonNode g, String field, String where, boolean required) {
@@ -213,7 +260,10 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
       ObjectNode n = arr.addObject();
       n.put("id", g.id());
       n.put("tool", g.toolName());
-      n.put("arguments", g.arguments().form());
+      n.put("match", g.arguments().kind().wireName());
+      if (g.arguments().kind() != ArgumentPattern.Kind.ANY) {
+        n.put("arguments", g.arguments().value());
+      }
       n.put("createdAt", g.createdAt().toString());
       if (g.expiresAt() != null) {
         n.put("expiresAt", g.expiresAt().toString());
@@ -224,7 +274,7 @@ final class JsonFileGrantStore extends InMemoryGrantStore {
     try {
       Files.createDirectories(dir);
       tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-      JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), root);
+      WRITER.writeValue(tmp.toFile(), root);
       try {
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {

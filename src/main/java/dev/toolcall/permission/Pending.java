@@ -21,6 +21,11 @@ final class Pending {
   final AtomicBoolean done = new AtomicBoolean();
   /** The deadline task; written by ask() and onDeadline(), read by finish(). */
   volatile DeadlineTimer.Handle timer;
+  /**
+   * How many times denying the call at its deadline failed on the call store (it was unreachable); racy counter,
+   * written by whoever tried to deny it (the timer's retries, a late decision, the shared store's sweep).
+   */
+  volatile int denyFailures;
   /** The request for the latest arguments seen; racy cache of immutable values. */
   volatile PermissionRequest latest;
 

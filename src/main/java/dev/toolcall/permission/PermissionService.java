@@ -78,7 +78,10 @@ import org.slf4j.LoggerFactory;
  * {@link Ticker}, never on the wall clock, and compared only by difference ({@code deadlineTick - now}), so a ticker
  * that starts anywhere, near {@link Long#MAX_VALUE} included, gives the right countdown and deadline. They run on a
  * {@link DeadlineTimer}: a task that fires early is re-scheduled for the rest, so no request times out early. A timeout
- * denies the call with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial.
+ * denies the call with {@link DenialSource#TIMEOUT}, recorded apart from a person's denial. A decision that arrives
+ * once the deadline has passed loses to the timeout (which it carries out first). With a call store, a denial the
+ * store fails is tried again, backing off from 100 ms to 5 s, until it lands, and its reason says the database was
+ * unreachable at the deadline.
  *
  * <h2>Close</h2>
  * {@link #close()} cancels the call of every waiting request (never approves it), fails pending
@@ -118,6 +121,8 @@ public final class PermissionService implements AutoCloseable {
   private final AtomicLong sequence = new AtomicLong();
   private final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
   private final RequestQueue queue = new RequestQueue();
+  /** Warns once when a request opens and nothing has ever read the requests (see its javadoc). */
+  private final UnreadRequestWarning unread = new UnreadRequestWarning();
   private final List<PermissionHook> hooks;
   private final RequestListeners requestListeners = new RequestListeners(id -> {
     Pending p = byId.get(id);
@@ -299,9 +304,15 @@ public final class PermissionService implements AutoCloseable {
     Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
         call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
     byId.put(id, p);
-    TransitionResult<ToolCallSnapshot> r = call.transition(ToolCallState.PENDING, s.argumentsVersion(),
-        ToolCallState.PERMISSION_PENDING, new Change.PermissionAsked(id, s.argumentsVersion(), deadline,
-            deadlineTick));
+    TransitionResult<ToolCallSnapshot> r;
+    try {
+      r = call.transition(ToolCallState.PENDING, s.argumentsVersion(), ToolCallState.PERMISSION_PENDING,
+          new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick));
+    } catch (RuntimeException e) { // the call store failed: the request never opened
+      byId.remove(id, p);
+      p.done.set(true);
+      throw e;
+    }
     if (r.lost()) {
       byId.remove(id, p);
       p.done.set(true);
@@ -310,6 +321,7 @@ public final class PermissionService implements AutoCloseable {
     }
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
+    unread.opened(p.request, timeout, deadlines, () -> byId.get(id) == p);
     return enqueue(p, timeout);
   }
 
@@ -323,7 +335,7 @@ public final class PermissionService implements AutoCloseable {
     if (!requestListeners.isEmpty()) {
       requestListeners.opened(p.request);
     }
-    p.timer = deadlines.schedule(() -> onDeadline(p), left);
+    p.timer = deadlines.schedule(() -> onDeadline(p, 0), left);
     p.call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
       queue.remove(p);
@@ -356,11 +368,9 @@ public final class PermissionService implements AutoCloseable {
     Objects.requireNonNull(definition, "definition");
     Objects.requireNonNull(askedAt, "askedAt");
     ToolCallSnapshot s = call.snapshot();
-    if (s.isTerminal()) {
-      return done(s);
-    }
     if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
-      ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store)
+      ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store, or denied
+      // by the restore at its deadline)
       Change.PermissionAsked asked = lastAsked(s);
       if (asked != null) { // a decision for it here learns what won
         resolved.put(asked.requestId(), DecisionResult.Lost.of(asked.requestId(), left));
@@ -394,23 +404,80 @@ public final class PermissionService implements AutoCloseable {
     return enqueue(p, Duration.ofNanos(left));
   }
 
-  private void onDeadline(Pending p) {
+  private void onDeadline(Pending p, int tries) {
     if (p.done.get()) {
       return;
     }
     long left = p.request.deadlineTick() - ticker.read();
     if (left > 0) {
-      p.timer = deadlines.schedule(() -> onDeadline(p), Duration.ofNanos(left));
-      if (p.done.get()) {
-        p.cancelTimer();
-      }
+      rearm(p, Duration.ofNanos(left), tries);
       return;
     }
-    TransitionResult<ToolCallSnapshot> r = p.call.deny(DenialSource.TIMEOUT,
-        "It waited " + Durations.format(p.timeout) + " for an answer.");
+    try {
+      timeOut(p);
+    } catch (RuntimeException e) {
+      int failures = p.denyFailures;
+      if (e instanceof dev.toolcall.StaleCallException) { // moved on by a writer this runtime cannot read back
+        log.error("permission request {} of call {} ({}) is past its deadline, but the call was moved on elsewhere"
+            + " ({}); it is not tried again", p.request.requestId(), p.call.callId(), p.call.toolName(),
+            e.toString());
+        return;
+      }
+      if (tries == 0) {
+        log.warn("permission request {} of call {} ({}) is past its deadline, but its store failed the denial ({});"
+            + " trying again until it lands", p.request.requestId(), p.call.callId(), p.call.toolName(),
+            e.toString());
+      }
+      rearm(p, storeBackoff(failures - 1), tries + 1);
+    }
+  }
+
+  /**
+   * Runs {@link #onDeadline} for {@code p} again after {@code delay}, unless it was resolved meanwhile; {@code tries}
+   * counts the denials the store failed on this timer.
+   */
+  private void rearm(Pending p, Duration delay, int tries) {
+    p.timer = deadlines.schedule(() -> onDeadline(p, tries), delay);
+    if (p.done.get()) {
+      p.cancelTimer();
+    }
+  }
+
+  /**
+   * Denies {@code p}'s call as a timeout, its deadline having passed, and resolves the request with whatever won
+   * (another decision stored first wins over the denial). The reason says when the denial could not be stored at
+   * the deadline because the store was unreachable.
+   *
+   * @return the call's snapshot afterwards
+   * @throws RuntimeException what the call store threw (nothing changed; {@link Pending#denyFailures} counts it)
+   */
+  private ToolCallSnapshot timeOut(Pending p) {
+    String waited = "It waited " + Durations.format(p.timeout) + " for an answer";
+    TransitionResult<ToolCallSnapshot> r;
+    try {
+      r = p.call.deny(DenialSource.TIMEOUT, p.denyFailures == 0 ? waited + "."
+          : waited + "; its deadline passed while the database was unreachable, so it was denied when the"
+          + " database was back.");
+    } catch (dev.toolcall.StaleCallException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      p.denyFailures++;
+      throw e;
+    }
     if (r.snapshot().state() != ToolCallState.PERMISSION_PENDING) {
       finish(p, r.snapshot());
     }
+    return r.snapshot();
+  }
+
+  /** Whether {@code p}'s deadline has passed on this service's ticker. */
+  private boolean pastDeadline(Pending p) {
+    return p.request.deadlineTick() - ticker.read() <= 0;
+  }
+
+  /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
+  private static Duration storeBackoff(int failures) {
+    return Duration.ofMillis(Math.min(5_000, 100L << Math.min(Math.max(0, failures), 6)));
   }
 
   /**
@@ -470,6 +537,7 @@ public final class PermissionService implements AutoCloseable {
 
   /** The waiting requests, oldest first, each with the arguments as they are now. A copy. */
   public List<PermissionRequest> pending() {
+    unread.read();
     return queue.pending();
   }
 
@@ -486,12 +554,14 @@ public final class PermissionService implements AutoCloseable {
   public Subscription onRequest(Consumer<? super PermissionRequest> listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
+    unread.read();
     return requestListeners.add(listener, executor, queue::pending);
   }
 
   /** The request with {@code requestId}, as it is now, while it waits. */
   public Optional<PermissionRequest> request(String requestId) {
     Objects.requireNonNull(requestId, "requestId");
+    unread.read();
     Pending p = byId.get(requestId);
     if (p == null && resolved.getIfPresent(requestId) == null) {
       p = loaded(requestId); // opened by another runtime sharing the store
@@ -505,6 +575,7 @@ public final class PermissionService implements AutoCloseable {
    * with {@link CancellationException}.
    */
   public CompletionStage<PermissionRequest> nextRequest() {
+    unread.read();
     return queue.next().minimalCompletionStage();
   }
 
@@ -515,6 +586,7 @@ public final class PermissionService implements AutoCloseable {
    */
   public Optional<PermissionRequest> awaitNext(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
+    unread.read();
     return queue.awaitNext(timeout);
   }
 
@@ -525,6 +597,7 @@ public final class PermissionService implements AutoCloseable {
   public DecisionResult decide(String requestId, Decision decision) {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(decision, "decision");
+    unread.read();
     if (!decision.requestId().equals(requestId)) {
       return new DecisionResult.WrongRequest(requestId, decision.requestId());
     }
@@ -547,6 +620,11 @@ public final class PermissionService implements AutoCloseable {
     }
     if (s.state() != ToolCallState.PERMISSION_PENDING) {
       return DecisionResult.Lost.of(requestId, s);
+    }
+    if (pastDeadline(p)) { // its denial is due (its timer may be late, or failed on the store): it wins
+      ToolCallSnapshot t = timeOut(p);
+      return t.state() == ToolCallState.PERMISSION_PENDING ? afterLoss(p, t, decision.argumentsVersion())
+          : DecisionResult.Lost.of(requestId, t);
     }
     int v = decision.argumentsVersion();
     if (v != s.argumentsVersion()) {
@@ -655,19 +733,27 @@ public final class PermissionService implements AutoCloseable {
    * Tells this service that {@code call}, whose request it holds open, was changed by another runtime sharing the
    * call store (the call adopted a version stored there): once the call has left PERMISSION_PENDING, its request is
    * resolved here as if decided here, once (out of the queue, its deadline disarmed, its authorize stage completed
-   * with the version that left PERMISSION_PENDING). Does nothing for a call still waiting, or one whose request this
-   * service does not hold.
+   * with the version that left PERMISSION_PENDING). A call still waiting whose deadline has passed is denied now, as
+   * its timer would (the timer's denial may have failed on the store; the timer keeps trying too). Does nothing for a
+   * call still waiting within its deadline, or one whose request this service does not hold.
    */
   public void settle(ToolCall call) {
     Objects.requireNonNull(call, "call");
     ToolCallSnapshot s = call.snapshot();
-    if (s.state() == ToolCallState.PERMISSION_PENDING) {
-      return;
-    }
     Change.PermissionAsked asked = lastAsked(s);
     Pending p = asked == null ? null : byId.get(asked.requestId());
-    if (p != null && p.call == call) {
+    if (p == null || p.call != call) {
+      return;
+    }
+    if (s.state() != ToolCallState.PERMISSION_PENDING) {
       finish(p, s);
+    } else if (pastDeadline(p)) {
+      try {
+        timeOut(p);
+      } catch (RuntimeException e) { // its timer tries again
+        log.debug("permission request {} is past its deadline; denying it failed: {}", p.request.requestId(),
+            e.toString());
+      }
     }
   }
 

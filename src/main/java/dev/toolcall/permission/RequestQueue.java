@@ -12,15 +12,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The waiting requests of one {@link PermissionService} in arrival order, and the UI's waiters for the next one.
+ * The waiting requests of one {@link PermissionService}, first asked first, and the UI's waiters for the next one.
  *
- * <p>Entries are keyed by their sequence number; a resolved entry may stay until its resolver removes it, so the head
- * is the oldest entry whose call still waits ({@link Pending#current()}). Waiters and the closed flag are guarded by
+ * <p>Entries are ordered by the instant their request was first asked, then by sequence number (arrival here): a
+ * request restored from before a restart, or re-opened from a shared store, keeps its place ahead of the requests
+ * asked since, and requests asked at one instant keep their arrival order. A resolved entry may stay until its
+ * resolver removes it, so the head is the oldest entry whose call still waits ({@link Pending#current()}). Waiters and the closed flag are guarded by
  * {@code waitLock}; the head handed to waiters is computed under it, so a waiter registered after an entry was put is
  * signalled by that put, and one registered before is found by the head check. Thread-safe.
  */
 final class RequestQueue {
-  private final ConcurrentSkipListMap<Long, Pending> entries = new ConcurrentSkipListMap<>();
+  private static final java.util.Comparator<Pending> ASKED_FIRST = java.util.Comparator
+      .<Pending, java.time.Instant>comparing(p -> p.request.createdAt()).thenComparingLong(p -> p.seq);
+  private final ConcurrentSkipListMap<Pending, Pending> entries = new ConcurrentSkipListMap<>(ASKED_FIRST);
   private final Object waitLock = new Object();
   /** Guarded by waitLock. */
   private final List<CompletableFuture<PermissionRequest>> waiters = new ArrayList<>();
@@ -28,11 +32,11 @@ final class RequestQueue {
   private volatile boolean closed;
 
   void put(Pending p) {
-    entries.put(p.seq, p);
+    entries.put(p, p);
   }
 
   void remove(Pending p) {
-    entries.remove(p.seq, p);
+    entries.remove(p, p);
   }
 
   int size() {

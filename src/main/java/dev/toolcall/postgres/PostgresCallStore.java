@@ -715,7 +715,7 @@ public final class PostgresCallStore {
     dev.toolcall.RuntimeSnapshot bare = dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
     List<dev.toolcall.RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
     sessionGrants().all().forEach((session, list) -> list.forEach(g -> grants.add(
-        new dev.toolcall.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments().form(),
+        new dev.toolcall.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(),
             g.createdAt(), g.expiresAt()))));
     return new dev.toolcall.RuntimeSnapshot(bare.schemaVersion(), bare.takenAt(), bare.calls(), bare.requestOrder(),
         grants);
@@ -828,7 +828,8 @@ public final class PostgresCallStore {
   }
 
   private final class PostgresSessionGrants implements dev.toolcall.permission.SessionGrantStore {
-    private static final String GRANT_COLUMNS = "session_id, grant_id, tool_name, arguments, created_at, expires_at";
+    private static final String GRANT_COLUMNS = "session_id, grant_id, tool_name, arguments, created_at, expires_at,"
+        + " arguments_match";
 
     @Override
     public List<dev.toolcall.permission.Grant> of(String sessionId) {
@@ -858,8 +859,8 @@ public final class PostgresCallStore {
               session = Nul.unescape(rs.getString(1));
               Timestamp expires = rs.getTimestamp(6);
               g = new dev.toolcall.permission.Grant(Nul.unescape(rs.getString(2)), Nul.unescape(rs.getString(3)),
-                  dev.toolcall.permission.ArgumentPattern.parse(Nul.unescape(rs.getString(4))),
-                  rs.getTimestamp(5).toInstant(), expires == null ? null : expires.toInstant());
+                  GrantPatterns.read(rs.getString(7), Nul.unescape(rs.getString(4))), rs.getTimestamp(5).toInstant(),
+                  expires == null ? null : expires.toInstant());
             } catch (IllegalArgumentException e) {
               throw StoreException.corrupt(where + ": cannot be read: " + e.getMessage(), e);
             }
@@ -877,11 +878,13 @@ public final class PostgresCallStore {
     public void add(String sessionId, dev.toolcall.permission.Grant grant) {
       Objects.requireNonNull(sessionId, "sessionId");
       Objects.requireNonNull(grant, "grant");
-      update("INSERT INTO toolcall_session_grant (" + GRANT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
+      update("INSERT INTO toolcall_session_grant (" + GRANT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)"
           + " ON CONFLICT (session_id, grant_id) DO UPDATE SET tool_name = EXCLUDED.tool_name,"
-          + " arguments = EXCLUDED.arguments, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at",
-          sessionId, grant.id(), grant.toolName(), grant.arguments().form(), Timestamp.from(grant.createdAt()),
-          grant.expiresAt() == null ? null : Timestamp.from(grant.expiresAt()));
+          + " arguments = EXCLUDED.arguments, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,"
+          + " arguments_match = EXCLUDED.arguments_match",
+          sessionId, grant.id(), grant.toolName(), GrantPatterns.value(grant.arguments()),
+          Timestamp.from(grant.createdAt()), grant.expiresAt() == null ? null : Timestamp.from(grant.expiresAt()),
+          grant.arguments().kind().wireName());
     }
 
     @Override

@@ -45,7 +45,9 @@ import org.springframework.ai.tool.ToolCallback;
  * AI's portable options have no tool choice: {@code none} offers no tools, a named tool offers only that tool, and
  * {@code required} is sent as {@code auto} (set it on the provider's own options to force it). Streaming: text
  * chunks as they come; Spring AI hands tool calls over whole (in the chunk that carries them), so each is announced
- * at once with its arguments. Failures: an exception whose class name says rate limit, timeout or authentication
+ * at once with its arguments. Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a
+ * streaming request's subscription is disposed, which cancels the provider's request; a blocking model on an
+ * executor is interrupted. Failures: an exception whose class name says rate limit, timeout or authentication
  * maps to that kind; an {@code IOException} cause is a network failure; Spring's
  * {@code TransientAiException} is a server error; the rest is {@code OTHER}.
  */
@@ -74,7 +76,10 @@ public final class SpringAiModels {
       long[] usage = new long[2];
       String[] finish = {""};
       try {
-        model.stream(prompt(request)).subscribe(r -> {
+        reactor.core.Disposable subscription = model.stream(prompt(request)).subscribe(r -> {
+          if (done.isDone()) {
+            return; // cancelled: nothing more reaches the agent
+          }
           Generation g = r.getResult();
           if (g != null && g.getOutput() != null) {
             String text = g.getOutput().getText();
@@ -98,10 +103,18 @@ public final class SpringAiModels {
           usage[0] = Math.max(usage[0], u.inputTokens());
           usage[1] = Math.max(usage[1], u.outputTokens());
         }, e -> done.completeExceptionally(error(e)), () -> {
+          if (done.isDone()) {
+            return;
+          }
           StopReason stop = !announced.isEmpty() ? StopReason.TOOL_CALLS : stopReason(finish[0]);
           sink.accept(new ModelDelta.ResponseCompleted(stop, new TokenUsage(usage[0], usage[1]),
               finish[0].toLowerCase(Locale.ROOT)));
           done.complete(null);
+        });
+        done.whenComplete((v, e) -> { // an aborted turn cancels the stage: the subscription (and the request) ends
+          if (e instanceof java.util.concurrent.CancellationException) {
+            subscription.dispose();
+          }
         });
       } catch (RuntimeException e) {
         done.completeExceptionally(error(e));
@@ -149,8 +162,8 @@ public final class SpringAiModels {
         }
       }
     }
-    ToolCallingChatOptions.Builder b = ToolCallingChatOptions.builder().toolCallbacks(tools)
-        .internalToolExecutionEnabled(false);
+    ToolCallingChatOptions.Builder b = ToolCallingChatOptions.builder().toolCallbacks(tools);
+    SpringAiCompat.disableInternalToolExecution(b); // 1.x; on 2.x a model never runs tools itself
     o.temperature().ifPresent(b::temperature);
     o.maxTokens().ifPresent(b::maxTokens);
     o.provider().forEach((k, v) -> {

@@ -8,9 +8,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
@@ -35,18 +37,25 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *       with {@link SpringAiTools#tools} when you build it. A call of a tool the runtime lacks is answered to the
  *       model as an unknown tool, never an exception.</li>
  *   <li>{@link #executeToolCalls}: the tool calls of the response's first generation with tool calls are scheduled
- *       as one batch (in the session from the tool context's {@code conversationId}, else {@code spring-ai}); the
+ *       as one batch in the session of the request's conversation: the tool context's {@code conversationId}, else
+ *       the chat memory's conversation id ({@link SpringAiConversationAdvisor} copies it into the tool context),
+ *       else a fresh session of this batch alone ({@code spring-ai-} and a random UUID), so requests that name no
+ *       conversation never share calls, results or "approve for the session" grants; the
  *       manager waits for every call to end (at most {@code maxWait}) and returns the prompt's messages, the
  *       assistant message and one {@code ToolResponseMessage} holding a response per call, in order: a denied,
  *       failed or cancelled call's response is the text for the model. {@code returnDirect} is true when every
  *       call's tool is return-direct and completed.</li>
  * </ul>
- * Thread-safe: several requests may execute tools at once.
+ * Thread-safe: several requests may execute tools at once. Runs on Spring AI 1.1.x and 2.0.x (on 2.0 the
+ * {@code ChatClient}'s {@code ToolCallingAdvisor} calls it; see docs/integrations.md).
  */
 public final class SpringAiToolCallingManager implements ToolCallingManager {
 
   /** The tool-context key whose value names the session (conversation) of the calls. */
   public static final String CONVERSATION_ID = "conversationId";
+
+  /** The prefix of the fresh session a batch gets when its prompt names no conversation. */
+  static final String FRESH_SESSION_PREFIX = "spring-ai-";
 
   private final ToolCallRuntime runtime;
   private final long maxWaitNanos;
@@ -87,10 +96,8 @@ public final class SpringAiToolCallingManager implements ToolCallingManager {
         out.putIfAbsent(c.getToolDefinition().name(), c.getToolDefinition());
       }
     }
-    if (options.getToolNames() != null) {
-      for (String name : options.getToolNames()) {
-        runtime.registry().find(name).ifPresent(t -> out.putIfAbsent(name, SpringAiTools.definition(t.definition())));
-      }
+    for (String name : SpringAiCompat.toolNames(options)) { // Spring AI 1.x only: 2.x names tools by callbacks
+      runtime.registry().find(name).ifPresent(t -> out.putIfAbsent(name, SpringAiTools.definition(t.definition())));
     }
     return List.copyOf(out.values());
   }
@@ -150,13 +157,19 @@ public final class SpringAiToolCallingManager implements ToolCallingManager {
     return ToolExecutionResult.builder().conversationHistory(history).returnDirect(returnDirect).build();
   }
 
-  private static String session(Prompt prompt) {
+  /**
+   * The session of a batch: the conversation the prompt's tool context names ({@code conversationId}, else the chat
+   * memory's id that {@link SpringAiConversationAdvisor} copied there), else a fresh session of this batch alone.
+   */
+  static String session(Prompt prompt) {
     if (prompt.getOptions() instanceof ToolCallingChatOptions o && o.getToolContext() != null) {
-      Object id = o.getToolContext().get(CONVERSATION_ID);
-      if (id != null && !id.toString().isBlank()) {
-        return id.toString();
+      for (String key : new String[] {CONVERSATION_ID, ChatMemory.CONVERSATION_ID}) {
+        Object id = o.getToolContext().get(key);
+        if (id != null && !id.toString().isBlank()) {
+          return id.toString();
+        }
       }
     }
-    return "spring-ai";
+    return FRESH_SESSION_PREFIX + UUID.randomUUID();
   }
 }

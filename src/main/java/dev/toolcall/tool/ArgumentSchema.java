@@ -61,7 +61,9 @@ final class ArgumentSchema {
 
     private ArgumentSchema compile(JsonNode node, String tool, String what) {
       JsonNode declared = node.get("$schema");
-      Optional<SpecificationVersion> version = SpecificationVersion.fromSchemaNode(node);
+      // fromDialectId is in every json-schema-validator 2.0.x (fromSchemaNode only from 2.0.1 on)
+      Optional<SpecificationVersion> version = declared != null && declared.isTextual()
+          ? SpecificationVersion.fromDialectId(declared.asText()) : Optional.empty();
       if (declared != null && version.isEmpty()) {
         throw new IllegalArgumentException("the " + what + " of tool '" + tool + "' declares an unsupported "
             + "$schema " + declared + "; use one of the JSON Schema drafts 4, 6, 7, 2019-09 or 2020-12, or omit it"

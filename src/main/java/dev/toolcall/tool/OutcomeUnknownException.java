@@ -11,11 +11,11 @@ public class OutcomeUnknownException extends ToolException {
 
   /** A failure whose outcome is unknown, with a message for the model. */
   public OutcomeUnknownException(String message) {
-    super(message);
+    super(message, null, dev.toolcall.FailureKind.OUTCOME_UNKNOWN);
   }
 
   /** A failure whose outcome is unknown, with a message for the model and its cause (never shown to the model). */
   public OutcomeUnknownException(String message, Throwable cause) {
-    super(message, cause);
+    super(message, cause, dev.toolcall.FailureKind.OUTCOME_UNKNOWN);
   }
 }

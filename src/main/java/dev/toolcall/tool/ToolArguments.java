@@ -48,9 +48,11 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
   /**
    * These arguments read as a {@code type} (a record, a bean, a {@code Map}, a {@code String} for {@link Text}) by
    * Jackson data binding: properties by name, unknown properties refused, {@code null} for a missing one (a
-   * primitive component gets its default). Use it inside a tool; a mismatch is the model's error, so it surfaces as a
-   * {@link ToolException} whose message, for the model, names the property and what was wrong, and the call ends
-   * FAILED with it.
+   * primitive component gets its default). Use it inside a tool; a mismatch is the model's error, so it surfaces as
+   * {@link ToolException#invalidArguments a ToolException of kind INVALID_ARGUMENTS} whose message, for the model,
+   * names the property and what was wrong: the call ends FAILED with
+   * {@link dev.toolcall.FailureKind#INVALID_ARGUMENTS}, which never ends an agent's turn (the model reads it and may
+   * call again).
    *
    * @throws ToolException if the arguments do not fit {@code type}
    * @throws NullPointerException if {@code type} is null

@@ -182,13 +182,21 @@ public sealed interface ToolContent
     }
   }
 
-  /** The decoded size of unbroken base64 text, from its length and padding (constant time). */
+  /**
+   * The decoded size of unbroken base64 text (either alphabet, padded or not), from its length and padding, in
+   * constant time. Up to two trailing {@code =} are padding; of the characters before them, each full group of 4
+   * carries 3 bytes and a remainder of 2 or 3 carries 1 or 2 (a remainder of 1 carries none: it is broken base64).
+   * Never negative, whatever the text.
+   */
   static long decodedSize(String base64) {
     int n = base64.length();
-    int pad = n > 0 && base64.charAt(n - 1) == '=' ? (n > 1 && base64.charAt(n - 2) == '=' ? 2 : 1) : 0;
-    long full = (long) n / 4 * 3;
-    int rest = n % 4; // unpadded base64: 2 chars carry 1 byte, 3 carry 2
-    return full - pad + (rest == 0 ? 0 : rest - 1);
+    int pad = 0;
+    while (pad < 2 && n - pad > 0 && base64.charAt(n - pad - 1) == '=') {
+      pad++;
+    }
+    int letters = n - pad;
+    int rest = letters % 4;
+    return (long) (letters / 4) * 3 + (rest == 0 ? 0 : rest - 1);
   }
 
   /** A size for people: bytes, KB or MB with one decimal. */

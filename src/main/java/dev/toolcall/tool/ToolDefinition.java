@@ -81,7 +81,9 @@ public record ToolDefinition(String name, String description, JsonNode parameter
    * ({@code {"type":"function","name":..,"description":..,"parameters":{..}}}), the nested chat-completions form
    * ({@code {"type":"function","function":{..}}}) or Anthropic's ({@code input_schema}). As in seed 03,
    * {@code requires_approval} is true when absent; {@code read_only}, {@code idempotent} and {@code return_direct}
-   * are false when absent; other fields are ignored.
+   * are false when absent; {@code output_schema} (or MCP's {@code outputSchema}), {@code timeout},
+   * {@code permission_timeout} (ISO-8601 durations) and {@code retry_policy} are read when present; other fields are
+   * ignored.
    *
    * @throws IllegalArgumentException naming the field, when the JSON is malformed, the name is missing or invalid, or
    *     a known field has the wrong type
@@ -98,9 +100,10 @@ public record ToolDefinition(String name, String description, JsonNode parameter
   }
 
   /**
-   * This definition in the flat provider form, with {@code requires_approval} always written and the other flags
-   * when true; {@link #fromJson(JsonNode)} reads it back to an equal definition, except for the timeouts and the
-   * retry policy, which have no JSON form here. A new node each time.
+   * This definition in the flat provider form, with {@code requires_approval} always written, the other flags when
+   * true, and {@code output_schema}, {@code timeout}, {@code permission_timeout} (ISO-8601 durations) and
+   * {@code retry_policy} when set; {@link #fromJson(JsonNode)} reads it back to an equal definition. A provider that
+   * refuses unknown fields needs only {@code name}, {@code description} and {@code parameters}. A new node each time.
    */
   public ObjectNode toJson() {
     return ToolDefinitionJson.write(this);

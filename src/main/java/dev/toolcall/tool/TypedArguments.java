@@ -25,16 +25,16 @@ final class TypedArguments {
     try {
       return mapper.treeToValue(node, type);
     } catch (UnrecognizedPropertyException e) {
-      throw new ToolException("The arguments have a property this tool does not take: '" + e.getPropertyName()
-          + "'" + where(e) + ". Known properties: " + e.getKnownPropertyIds() + ".", e);
+      throw ToolException.invalidArguments("The arguments have a property this tool does not take: '"
+          + e.getPropertyName() + "'" + where(e) + ". Known properties: " + e.getKnownPropertyIds() + ".", e);
     } catch (MismatchedInputException e) {
-      throw new ToolException("The arguments do not fit this tool's parameters" + where(e) + ": expected "
+      throw ToolException.invalidArguments("The arguments do not fit this tool's parameters" + where(e) + ": expected "
           + describe(e.getTargetType()) + ".", e);
     } catch (InvalidDefinitionException e) {
       throw new IllegalArgumentException("type " + type.getName() + " cannot be read from JSON by the mapper: "
           + e.getOriginalMessage(), e);
     } catch (JsonProcessingException e) {
-      throw new ToolException("The arguments do not fit this tool's parameters" + where(e) + ": "
+      throw ToolException.invalidArguments("The arguments do not fit this tool's parameters" + where(e) + ": "
           + e.getOriginalMessage() + ".", e);
     }
   }

@@ -42,6 +42,11 @@ CREATE TABLE IF NOT EXISTS toolcall_session_grant (
   seq         bigserial   NOT NULL,
   PRIMARY KEY (session_id, grant_id)
 );
+-- How a grant's arguments compare: 'any', 'prefix' or 'exact', with the prefix or command in arguments (its text
+-- escaped by GrantPatterns, as text cannot hold every Java string). NULL on rows written before this column, whose
+-- arguments are one ambiguous string ('*', 'prefix:*' or a command), read never wider than written.
+ALTER TABLE toolcall_session_grant ADD COLUMN IF NOT EXISTS arguments_match text
+  CHECK (arguments_match IN ('any', 'prefix', 'exact'));
 -- Agents' conversations (PostgresCallStore.saveConversation): the latest AgentSnapshot of each, by conversation version.
 CREATE TABLE IF NOT EXISTS toolcall_conversation (
   conversation_id text        NOT NULL PRIMARY KEY,

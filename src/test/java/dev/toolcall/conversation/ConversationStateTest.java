@@ -61,7 +61,9 @@ class ConversationStateTest {
       // a model error that retrying cannot heal
       new Edge(AWAITING_LLM_RESPONSE, FAILED),
       // the user writes again after a failure
-      new Edge(FAILED, PROCESSING_USER_MESSAGE));
+      new Edge(FAILED, PROCESSING_USER_MESSAGE),
+      // invalid tool calls found by their tools once they ran
+      new Edge(EXECUTING_TOOLS, HANDLING_TOOL_ERROR));
 
   static Set<Edge> allEdges() {
     LinkedHashSet<Edge> all = new LinkedHashSet<>(SEED_EDGES);
@@ -72,7 +74,7 @@ class ConversationStateTest {
   @Test
   void tableHoldsExactlyTheSeedEdgesPlusTheAddedOnes() {
     assertThat(SEED_EDGES).doesNotHaveDuplicates().hasSize(19);
-    assertThat(ADDED_EDGES).doesNotHaveDuplicates().doesNotContainAnyElementsOf(SEED_EDGES).hasSize(10);
+    assertThat(ADDED_EDGES).doesNotHaveDuplicates().doesNotContainAnyElementsOf(SEED_EDGES).hasSize(11);
     List<Edge> actual = new ArrayList<>();
     for (ConversationState from : values()) {
       for (ConversationState to : from.successors()) {
@@ -80,7 +82,7 @@ class ConversationStateTest {
       }
     }
     assertThat(actual).containsExactlyInAnyOrderElementsOf(allEdges());
-    assertThat(TABLE.edgeCount()).isEqualTo(29);
+    assertThat(TABLE.edgeCount()).isEqualTo(30);
     assertThat(values()).hasSize(11);
   }
 

@@ -167,8 +167,8 @@ class ConversationTest {
         .isInstanceOf(IllegalTransitionException.class)
         .hasMessageContaining("IDLE -> EXECUTING_TOOLS")
         .hasMessageContaining("PROCESSING_USER_MESSAGE");
-    assertThatThrownBy(() -> c.toolError(EXECUTING_TOOLS, "t", "e"))
-        .isInstanceOf(IllegalTransitionException.class).hasMessageContaining("EXECUTING_TOOLS -> HANDLING_TOOL_ERROR");
+    assertThatThrownBy(() -> c.toolError(AWAITING_TOOL_APPROVAL, "t", "e")).isInstanceOf(
+        IllegalTransitionException.class).hasMessageContaining("AWAITING_TOOL_APPROVAL -> HANDLING_TOOL_ERROR");
     assertThatThrownBy(() -> c.transientFailure(PROCESSING_LLM_RESPONSE, "e"))
         .isInstanceOf(IllegalTransitionException.class);
     assertThatThrownBy(() -> c.fail(IDLE, "e")).isInstanceOf(IllegalTransitionException.class);

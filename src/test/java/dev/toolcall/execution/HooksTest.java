@@ -90,7 +90,7 @@ class HooksTest {
     try (ToolCallRuntime rt = runtime(p -> p.approvalMode(ApprovalMode.ALLOW_ALL), s -> {}, write)) {
       CallResult r = run(rt, "write_file", "{\"path\":\"a.txt\",\"content\":\"hi\",\"force\":true}");
       assertThat(r.outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
-        assertThat(f.kind()).isEqualTo(FailureKind.TOOL_ERROR);
+        assertThat(f.kind()).isEqualTo(FailureKind.INVALID_ARGUMENTS);
         assertThat(f.message()).contains("'force'");
       });
       assertThat(written).isEmpty();

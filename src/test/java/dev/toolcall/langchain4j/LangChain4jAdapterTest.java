@@ -293,6 +293,77 @@ class LangChain4jAdapterTest {
     assertThat(r.text()).isEqualTo("Read.");
   }
 
+  /**
+   * Arguments LangChain4j's executor cannot bind ({@code ToolArgumentsException}) are the model's mistake: the call
+   * fails as INVALID_ARGUMENTS (which never ends an agent's turn), not as a tool error.
+   */
+  @Test
+  void argumentsTheExecutorCannotBindAreInvalidArguments() throws Exception {
+    dev.toolcall.tool.Tool lookup = LangChain4jTools.tool(ToolSpecification.builder().name("lookup")
+        .description("looks up").build(), (request, memoryId) -> {
+          throw new dev.langchain4j.exception.ToolArgumentsException("id must be an integer");
+        }, b -> b.requiresApproval(false));
+    try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(lookup).build()) {
+      dev.toolcall.execution.CallResult r = rt.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1",
+          "lookup", "{}"))).whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS).get(0);
+      assertThat(r.outcome()).isInstanceOfSatisfying(dev.toolcall.Outcome.Failed.class, f -> {
+        assertThat(f.kind()).isEqualTo(dev.toolcall.FailureKind.INVALID_ARGUMENTS);
+        assertThat(f.message()).contains("do not fit the tool").contains("id must be an integer");
+      });
+    }
+  }
+
+  /** A handle that records its cancel. */
+  static final class RecordingHandle implements dev.langchain4j.model.chat.response.StreamingHandle {
+    final CountDownLatch cancelled = new CountDownLatch(1);
+
+    @Override
+    public void cancel() {
+      cancelled.countDown();
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return cancelled.getCount() == 0;
+    }
+  }
+
+  /**
+   * An aborted turn stops the streaming request in flight through LangChain4j's handle: at once when a partial
+   * response has brought the handle, or at the first partial callback when the abort came before it.
+   */
+  @Test
+  void anAbortCancelsTheStreamingRequest() throws Exception {
+    for (boolean handleFirst : List.of(true, false)) {
+      RecordingHandle handle = new RecordingHandle();
+      CountDownLatch asked = new CountDownLatch(1);
+      StreamingChatResponseHandler[] handler = new StreamingChatResponseHandler[1];
+      StreamingChatModel model = new StreamingChatModel() {
+        @Override
+        public void doChat(ChatRequest request, StreamingChatResponseHandler h) {
+          handler[0] = h;
+          if (handleFirst) {
+            h.onPartialResponse(new dev.langchain4j.model.chat.response.PartialResponse("Let me "),
+                new dev.langchain4j.model.chat.response.PartialResponseContext(handle));
+          }
+          asked.countDown();
+        }
+      };
+      Agent agent = Agent.builder(LangChain4jModels.client(model), runtime).build();
+      java.util.concurrent.CompletableFuture<TurnResult> turn = agent.send("read").toCompletableFuture();
+      assertThat(asked.await(10, TimeUnit.SECONDS)).isTrue();
+      agent.abort();
+      assertThat(turn.get(10, TimeUnit.SECONDS).ending()).isEqualTo(TurnResult.Ending.ABORTED);
+      if (!handleFirst) {
+        assertThat(handle.isCancelled()).isFalse();
+        handler[0].onPartialToolCall(PartialToolCall.builder().index(0).id("c1").name("readFile")
+            .partialArguments("{").build(), new dev.langchain4j.model.chat.response.PartialToolCallContext(handle));
+      }
+      assertThat(handle.cancelled.await(10, TimeUnit.SECONDS)).as("handle cancelled (handle first: %s)", handleFirst)
+          .isTrue();
+    }
+  }
+
   @Test
   void schemasConvertBothWaysWithoutLoss() throws Exception {
     for (ToolSpecification spec : ToolSpecifications.toolSpecificationsFrom(files)) {

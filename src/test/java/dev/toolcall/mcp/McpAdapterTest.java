@@ -54,11 +54,13 @@ class McpAdapterTest {
 
   private final List<Long> serverPids = new CopyOnWriteArrayList<>();
 
-  StdioClientTransport serverTransport() {
+  StdioClientTransport serverTransport(String... serverArgs) {
     String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    ServerParameters params = ServerParameters.builder(java)
-        .args("-cp", cp, "-Xshare:auto", "-XX:TieredStopAtLevel=1", TestMcpServer.class.getName()).build();
+    List<String> args = new java.util.ArrayList<>(List.of("-cp", cp, "-Xshare:auto", "-XX:TieredStopAtLevel=1",
+        TestMcpServer.class.getName()));
+    args.addAll(List.of(serverArgs));
+    ServerParameters params = ServerParameters.builder(java).args(args).build();
     StdioClientTransport t = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
     t.setStdErrorHandler(line -> {
       if (line.startsWith("pid=")) {
@@ -243,6 +245,175 @@ class McpAdapterTest {
         f -> assertThat(f.kind()).isEqualTo(FailureKind.UNKNOWN_TOOL));
     assertThat(model.requests().get(2).tools()).extracting(ToolDefinition::name)
         .contains("srv_added_tool").doesNotContain("srv_fail");
+  }
+
+  /**
+   * A result with parts the SDK cannot read (a content type it does not know, an embedded resource with neither text
+   * nor blob) keeps the parts it can read, in order, and says what was left out in their place; before, the whole call
+   * failed with a Jackson message naming a Java class.
+   */
+  @Test
+  void partsTheSdkCannotReadAreLeftOutAndTheRestKept() {
+    start(McpToolSource.builder("srv", serverTransport()).trustReadOnlyHints(true));
+    CallResult r = run("v1", "srv.video", "{}");
+    assertThat(r.outcome()).isInstanceOf(Outcome.Completed.class);
+    assertThat(r.outcome().messageForModel()).isEqualTo("before\n"
+        + "[a part of type 'video' (video/mp4) was left out: this client cannot read it]\n"
+        + "[image: image/png, 3 bytes]\n"
+        + "[a part of type 'resource' was left out: this client cannot read it]\n"
+        + "after");
+    assertThat(r.outcome().messageForModel()).doesNotContain("io.modelcontextprotocol").doesNotContain("Jackson");
+  }
+
+  /** A result that cannot be read at all fails its call with a message for the model that names no Java type. */
+  @Test
+  void aResultThatCannotBeReadAtAllFailsWithAMessageForTheModel() {
+    Logs.expect(McpToolSource.class);
+    start(McpToolSource.builder("srv", serverTransport()).trustReadOnlyHints(true));
+    CallResult r = run("u1", "srv.unreadable", "{}");
+    assertThat(r.outcome()).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+      assertThat(f.kind()).isEqualTo(FailureKind.OUTCOME_UNKNOWN);
+      assertThat(f.message()).contains("its result could not be read").doesNotContain("io.modelcontextprotocol")
+          .doesNotContain("$");
+    });
+    assertThat(Logs.of(McpToolSource.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("could not be read"));
+    assertThat(run("e1", "srv.echo", "{\"text\":\"still here\"}").outcome().messageForModel())
+        .isEqualTo("echo: still here");
+  }
+
+  private ToolSetEvent awaitToolSet(Predicate<ToolSetEvent> p) throws InterruptedException {
+    List<ToolSetEvent> seen = new CopyOnWriteArrayList<>();
+    awaitEvent(e -> {
+      if (e instanceof ToolSetEvent t && p.test(t)) {
+        seen.add(t);
+        return true;
+      }
+      return false;
+    });
+    return events.stream().filter(e -> e instanceof ToolSetEvent t && p.test(t)).map(e -> (ToolSetEvent) e)
+        .findFirst().orElseGet(() -> seen.get(0));
+  }
+
+  /**
+   * With an empty prefix, a tool the server adds by {@code tools/list_changed} whose name the runtime's own tool
+   * has is left out with a warning (as attach refuses it), and the server's removing it later does not remove the
+   * runtime's tool: a source removes only what it added. Before, the change replaced the runtime's tool and the
+   * removal deleted it.
+   */
+  @Test
+  void aListChangeNeverReplacesNorRemovesAToolTheSourceDidNotAdd() throws Exception {
+    Logs.expect(McpToolSource.class);
+    // the server announces each of its steps; a change still being listed when the test closes the source is logged
+    // by the SDK as its session ending
+    Logs.expect("io.modelcontextprotocol.spec.McpClientSession");
+    source = McpToolSource.builder("srv", serverTransport()).prefix("").trustReadOnlyHints(true).connect();
+    Tool own = Tool.of(ToolDefinition.builder("added.tool").description("the runtime's own").requiresApproval(false)
+        .build(), inv -> dev.toolcall.tool.ToolResult.of("the runtime's own added.tool"));
+    runtime = ToolCallRuntime.builder().tools(own).build();
+    runtime.events().subscribe(EventListener.of(events::add));
+    source.attach(runtime);
+
+    assertThat(run("s1", "shadow", "{}").outcome().messageForModel()).isEqualTo("shadowed");
+    awaitToolSet(t -> t.added().contains("marker.one")); // the list that has marker.one has added.tool too
+    assertThat(runtime.registry().require("added.tool")).isSameAs(own);
+    assertThat(run("a1", "added.tool", "{}").outcome().messageForModel()).isEqualTo("the runtime's own added.tool");
+    assertThat(Logs.of(McpToolSource.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("'added.tool'").contains("left out").contains("taken"));
+
+    assertThat(run("u1", "unshadow", "{}").outcome().messageForModel()).isEqualTo("unshadowed");
+    awaitToolSet(t -> t.removed().contains("marker.one"));
+    assertThat(runtime.registry().require("added.tool")).isSameAs(own);
+    assertThat(events.stream().filter(e -> e instanceof ToolSetEvent).map(e -> (ToolSetEvent) e))
+        .allSatisfy(t -> assertThat(List.of(t.added(), t.removed(), t.replaced()))
+            .noneSatisfy(names -> assertThat(names).contains("added.tool")));
+  }
+
+  /**
+   * A server tool whose input schema is not a valid JSON Schema is left out with a warning; the server's other
+   * tools attach and run. Before, attach threw and none of them could be used.
+   */
+  @Test
+  void aToolWithAnInvalidSchemaIsLeftOutAndTheRestAttach() {
+    Logs.expect(McpToolSource.class);
+    start(McpToolSource.builder("srv", serverTransport("--bad-schema")).trustReadOnlyHints(true));
+    assertThat(runtime.registry().names()).contains("srv.echo").doesNotContain("srv.bad_schema");
+    assertThat(source.tools()).extracting(t -> t.definition().name()).contains("srv.echo")
+        .doesNotContain("srv.bad_schema");
+    assertThat(run("e1", "srv.echo", "{\"text\":\"hi\"}").outcome().messageForModel()).isEqualTo("echo: hi");
+    assertThat(Logs.of(McpToolSource.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("'bad_schema'").contains("left out"));
+  }
+
+  /**
+   * A listed tool the SDK cannot read at all (its input schema is a string) is left out with a warning; the server's
+   * other tools attach and run. Before, the whole list could not be read, so the connection failed.
+   */
+  @Test
+  void aToolTheSdkCannotReadIsLeftOutAndTheRestAttach() {
+    Logs.expect(McpToolSource.class);
+    Logs.expect(CancellingTransport.class);
+    start(McpToolSource.builder("srv", serverTransport("--unreadable-tool")).trustReadOnlyHints(true));
+    assertThat(runtime.registry().names()).contains("srv.echo").doesNotContain("srv.odd");
+    assertThat(run("e1", "srv.echo", "{\"text\":\"hi\"}").outcome().messageForModel()).isEqualTo("echo: hi");
+    assertThat(Logs.of(CancellingTransport.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("'odd'").contains("left out"));
+  }
+
+  /**
+   * A list change that adds a tool with an invalid schema applies the rest of the change: a removed tool goes, its
+   * call waiting for permission is denied for the model, the other added tool comes, and the adapter's view of its
+   * tools is the runtime's. Before, the whole change was dropped.
+   */
+  @Test
+  void aListChangeWithAnInvalidSchemaAppliesTheRest() throws Exception {
+    Logs.expect(McpToolSource.class);
+    // the server announces each of its steps; a change still being listed when the test closes the source is logged
+    // by the SDK as its session ending
+    Logs.expect("io.modelcontextprotocol.spec.McpClientSession");
+    start(McpToolSource.builder("srv", serverTransport()).trustReadOnlyHints(true));
+    Batch waiting = runtime.schedule("s", List.of(CallRequest.of("d1", "srv.drop_db", "{}")));
+    awaitEvent(e -> e instanceof ToolCallEvent.StateChanged s && s.callId().equals("d1")
+        && s.to() == dev.toolcall.ToolCallState.PERMISSION_PENDING);
+
+    assertThat(runtime.schedule("s2", List.of(CallRequest.of("b1", "srv.break", "{}"))).join().get(0).outcome()
+        .messageForModel()).isEqualTo("broken");
+    awaitToolSet(t -> t.added().contains("srv.marker.two"));
+
+    assertThat(waiting.join().get(0).outcome()).isInstanceOfSatisfying(Outcome.Denied.class,
+        d -> assertThat(d.messageForModel()).contains("removed from the tool set"));
+    assertThat(runtime.registry().names()).contains("srv.marker.two").doesNotContain("srv.drop_db", "srv.bad_later");
+    assertThat(source.tools()).extracting(t -> t.definition().name())
+        .containsExactlyElementsOf(runtime.registry().names());
+    assertThat(Logs.of(McpToolSource.class)).extracting(Logs.Entry::message)
+        .anySatisfy(m -> assertThat(m).contains("'bad_later'").contains("left out"));
+  }
+
+  /**
+   * Server tool names of 128 characters (the most MCP allows) are kept though the prefix makes them longer: cut
+   * with a hash of the whole name so two names that differ only at the end stay apart, and each call reaches the
+   * server under the server's own name. Before, both were left out.
+   */
+  @Test
+  void longServerToolNamesAreShortenedAndCallTheServersName() {
+    start(McpToolSource.builder("srv", serverTransport("--long-names")).trustReadOnlyHints(true));
+    List<String> longOnes = runtime.registry().names().stream().filter(n -> n.startsWith("srv.lll")).toList();
+    assertThat(longOnes).hasSize(2).allSatisfy(n -> {
+      assertThat(n).hasSizeLessThanOrEqualTo(128).matches("srv\\.l+_[0-9a-f]{8}");
+      assertThat(ToolDefinition.NAME.matcher(n).matches()).isTrue();
+    });
+    assertThat(longOnes.get(0)).isNotEqualTo(longOnes.get(1));
+    assertThat(run("l1", longOnes.get(0), "{}").outcome().messageForModel())
+        .isEqualTo("long: " + TestMcpServer.LONG_NAME);
+    assertThat(run("l2", longOnes.get(1), "{}").outcome().messageForModel())
+        .isEqualTo("long: " + TestMcpServer.LONG_NAME_2);
+    McpToolSource again = McpToolSource.builder("srv", serverTransport("--long-names")).connect();
+    try {
+      assertThat(again.tools()).extracting(t -> t.definition().name()).as("the same names on every connection")
+          .containsAll(longOnes);
+    } finally {
+      again.close();
+    }
   }
 
   @Test

@@ -126,8 +126,8 @@ class ToolCallTelemetryTest {
           .thenCalls(call("c6", "deploy", "{}"))
           .thenCalls(call("c7", "sub_agent", "{}"))
           .thenText("done");
-      TurnResult r = Agent.builder(model, runtime).build().send("go").toCompletableFuture()
-          .get(20, TimeUnit.SECONDS);
+      TurnResult r = Agent.builder(model, runtime).conversationId("conversation-1").build().send("go")
+          .toCompletableFuture().get(20, TimeUnit.SECONDS);
       assertThat(r.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
     } finally {
       person.shutdownNow();
@@ -323,5 +323,187 @@ class ToolCallTelemetryTest {
         .contains("execute_tool hang", "execute_tool shell", "invoke_agent");
     assertThat(all).allSatisfy(s -> assertThat(s.hasEnded()).isTrue());
     turn.get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Two sessions each run a sub-agent inside a call of the same id ({@code c1}) at the same time, and the sub-agents'
+   * nested calls have the same ids too ({@code c1.1}, parent {@code c1}). Each nested call's span is a child of its
+   * own session's {@code c1}, in that session's trace: parents resolve by session and id, as the core's nesting
+   * does. Before, both nested calls were parented under whichever {@code c1} was found first.
+   */
+  @Test
+  void nestedCallsOfTwoSessionsWithTheSameIdsNestUnderTheirOwnParents() throws Exception {
+    CountDownLatch bothRunning = new CountDownLatch(2);
+    Tool delegate = Tool.of(ToolDefinition.builder("delegate").description("delegates").readOnly(true)
+        .requiresApproval(false).build(), inv -> {
+          bothRunning.countDown();
+          if (!bothRunning.await(10, TimeUnit.SECONDS)) {
+            throw new ToolException("the other session's call never ran");
+          }
+          ScriptedModel m = new ScriptedModel().thenCalls(call("c1.1", "read_file", "{}")).thenText("sub done");
+          Agent sub = Agent.builder(m, rt.get()).conversationId("sub-" + inv.sessionId()).parent(inv).build();
+          return ToolResult.of(sub.send("look").toCompletableFuture().get(10, TimeUnit.SECONDS).text());
+        });
+    List<Tool> tools = new ArrayList<>(demoTools());
+    tools.add(delegate);
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(tools)
+        .instrumentation(ToolCallTelemetry.create(otel)).build()) {
+      rt.set(runtime);
+      List<CompletableFuture<TurnResult>> turns = new ArrayList<>();
+      for (String session : List.of("s1", "s2")) {
+        ScriptedModel model = new ScriptedModel().thenCalls(call("c1", "delegate", "{}")).thenText("done");
+        turns.add(Agent.builder(model, runtime).conversationId(session).build().send("go").toCompletableFuture());
+      }
+      for (CompletableFuture<TurnResult> t : turns) {
+        assertThat(t.get(20, TimeUnit.SECONDS).text()).isEqualTo("done");
+      }
+    }
+    List<SpanData> all = spans.getFinishedSpanItems();
+    for (String session : List.of("s1", "s2")) {
+      SpanData turn = all.stream().filter(s -> s.getName().equals("invoke_agent")
+          && session.equals(attr(s, "gen_ai.conversation.id"))).findFirst().orElseThrow();
+      SpanData parent = callSpan(all, session, "c1");
+      SpanData nested = callSpan(all, "sub-" + session, "c1.1");
+      assertThat(parent.getTraceId()).isEqualTo(turn.getTraceId());
+      assertThat(nested.getParentSpanId()).as("the parent of %s's nested call", session)
+          .isEqualTo(parent.getSpanId());
+      assertThat(nested.getTraceId()).isEqualTo(turn.getTraceId());
+    }
+  }
+
+  private static SpanData callSpan(List<SpanData> all, String session, String callId) {
+    return all.stream().filter(s -> callId.equals(attr(s, "gen_ai.tool.call.id"))
+        && session.equals(attr(s, "toolcall.session.id"))).findFirst()
+        .orElseThrow(() -> new AssertionError("no span of call " + callId + " in session " + session));
+  }
+
+  private static boolean wellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 == s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Recorded content (arguments, results, retry failures) is cut at a code point boundary: a surrogate pair is
+   * never cut in half. Before, the cut fell between the two halves of an emoji.
+   */
+  @Test
+  void contentIsCutAtACodePointBoundary() throws Exception {
+    String emoji = "\uD83D\uDE00";
+    AtomicInteger attempts = new AtomicInteger();
+    Tool say = Tool.of(ToolDefinition.builder("say").description("says").readOnly(true).requiresApproval(false)
+        .retryPolicy(new RetryPolicy(2, Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0)).build(), inv -> {
+          if (attempts.incrementAndGet() == 1) {
+            throw new TransientToolException("x".repeat(255) + emoji + " and more");
+          }
+          return ToolResult.of("ab" + emoji + "cd");
+        });
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(say)
+        .instrumentation(ToolCallTelemetry.builder(otel).recordContent(3).build()).build()) {
+      runtime.schedule("s", List.of(CallRequest.of("a", "say", "{\"" + emoji + "\":1}"))).whenDone()
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+    SpanData span = named(spans.getFinishedSpanItems(), "execute_tool say");
+    assertThat(attr(span, "gen_ai.tool.call.result")).isEqualTo("ab…");
+    assertThat(attr(span, "gen_ai.tool.call.arguments")).isEqualTo("{\"…");
+    String failure = span.getEvents().get(0).getAttributes().get(AttributeKey.stringKey("toolcall.retry.failure"));
+    assertThat(failure).isEqualTo("x".repeat(255) + "…");
+    assertThat(List.of(attr(span, "gen_ai.tool.call.result"), attr(span, "gen_ai.tool.call.arguments"), failure))
+        .allSatisfy(v -> assertThat(wellFormed(v)).as("well-formed UTF-16: %s", v).isTrue());
+  }
+
+  /**
+   * Metric attributes name only tools the runtime has: a name the model made up is recorded as {@code _OTHER}, so
+   * the model cannot grow the number of series; the span keeps the name the model sent, cut to 128 characters. A tool added after the
+   * runtime was built is known by name. Before, every made-up name became a series of its own.
+   */
+  @Test
+  void metricsRecordUnknownToolNamesAsOther() throws Exception {
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(demoTools())
+        .instrumentation(ToolCallTelemetry.create(otel)).build()) {
+      runtime.updateTools(r -> r.with(echo("late_tool")));
+      runtime.schedule("s", List.of(CallRequest.of("a", "made_up_1", "{}"), CallRequest.of("b", "made_up_2", "{}"),
+          CallRequest.of("c", "late_tool", "{}"))).whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      runtime.schedule("s", List.of(CallRequest.of("d", "x".repeat(10_000), "{}"))).whenDone().toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+    }
+    SpanData huge = spans.getFinishedSpanItems().stream().filter(x -> "d".equals(attr(x, "gen_ai.tool.call.id")))
+        .findFirst().orElseThrow();
+    assertThat(attr(huge, "gen_ai.tool.name")).as("a made-up name is cut on spans").isEqualTo("x".repeat(128) + "…");
+    assertThat(huge.getName()).isEqualTo("execute_tool " + "x".repeat(128) + "…");
+    for (MetricData md : metrics.collectAllMetrics()) {
+      List<String> names = (md.getName().endsWith("duration") || md.getName().endsWith("wait")
+          ? md.getHistogramData().getPoints().stream().map(p -> p.getAttributes())
+          : md.getLongSumData().getPoints().stream().map(p -> p.getAttributes()))
+          .map(a -> a.get(AttributeKey.stringKey("gen_ai.tool.name"))).distinct().toList();
+      assertThat(names).as("tool names of %s", md.getName()).doesNotContain("made_up_1", "made_up_2");
+    }
+    MetricData ended = metrics.collectAllMetrics().stream().filter(x -> x.getName().equals("toolcall.calls.ended"))
+        .findFirst().orElseThrow();
+    assertThat(ended.getLongSumData().getPoints())
+        .extracting(p -> p.getAttributes().get(AttributeKey.stringKey("gen_ai.tool.name")), p -> p.getValue())
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("_OTHER", 3L),
+            org.assertj.core.groups.Tuple.tuple("late_tool", 1L));
+    SpanData made = named(spans.getFinishedSpanItems(), "execute_tool made_up_1");
+    assertThat(attr(made, "gen_ai.tool.name")).isEqualTo("made_up_1");
+    assertThat(attr(named(spans.getFinishedSpanItems(), "execute_tool late_tool"), "gen_ai.tool.description"))
+        .isEqualTo("reads late_tool");
+  }
+
+  /**
+   * {@code gen_ai.tool.name} is the registered tool's name, also when the model called it by its alias
+   * ({@code fs_read} for {@code fs.read}), and docs/observability.md says so.
+   */
+  @Test
+  void theToolNameIsTheRegisteredNameAndTheDocSaysSo() throws Exception {
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(echo("fs.read"))
+        .instrumentation(ToolCallTelemetry.create(otel)).build()) {
+      runtime.schedule("s", List.of(CallRequest.of("a", "fs_read", "{}"))).whenDone().toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+    }
+    SpanData span = named(spans.getFinishedSpanItems(), "execute_tool fs.read");
+    assertThat(attr(span, "gen_ai.tool.name")).isEqualTo("fs.read");
+    String row = java.nio.file.Files.readAllLines(java.nio.file.Path.of("docs/observability.md")).stream()
+        .filter(l -> l.startsWith("| `gen_ai.tool.name` | GenAI |")).findFirst().orElseThrow();
+    assertThat(row).contains("registered").doesNotContain("as the model sent it |");
+  }
+
+  /**
+   * The duration histograms carry the GenAI conventions' bucket advice (0.01 s doubling to 81.92 s), so calls under
+   * 5 s do not all land in one bucket; the approval wait's buckets go on doubling to cover a person's answer. The
+   * instrumentation scope of spans and metrics has the library's version.
+   */
+  @Test
+  void histogramsUseTheGenAiBucketsAndTheScopeHasAVersion() throws Exception {
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(demoTools())
+        .instrumentation(ToolCallTelemetry.create(otel)).build()) {
+      Batch b = runtime.schedule("s", List.of(CallRequest.of("a", "read_file", "{}"), CallRequest.of("b", "shell",
+          "{}")));
+      var r = runtime.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+      runtime.permissions().decide(r.requestId(), Decision.approveOnce(r));
+      b.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+    List<Double> genAi = List.of(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96,
+        81.92);
+    Map<String, MetricData> m = metrics.collectAllMetrics().stream()
+        .collect(Collectors.toMap(MetricData::getName, x -> x));
+    assertThat(m.get("gen_ai.execute_tool.duration").getHistogramData().getPoints()).hasSize(2)
+        .allSatisfy(p -> assertThat(p.getBoundaries()).isEqualTo(genAi));
+    assertThat(m.get("toolcall.permission.wait").getHistogramData().getPoints()).isNotEmpty()
+        .allSatisfy(p -> assertThat(p.getBoundaries()).startsWith(genAi.toArray(Double[]::new))
+            .contains(163.84, 327.68, 655.36, 1310.72));
+    String version = spans.getFinishedSpanItems().get(0).getInstrumentationScopeInfo().getVersion();
+    assertThat(version).isNotNull().matches("\\d+\\.\\d+\\.\\d+.*");
+    assertThat(m.values()).allSatisfy(x -> assertThat(x.getInstrumentationScopeInfo().getVersion())
+        .isEqualTo(version));
   }
 }

@@ -32,25 +32,28 @@ class GrantFileTest {
 
   private Path file(String grant) throws IOException {
     Path f = dir.resolve("grants.json");
-    Files.writeString(f, "{\"version\":1,\"grants\":[" + grant + "]}");
+    Files.writeString(f, "{\"version\":2,\"grants\":[" + grant + "]}");
     return f;
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', value = {
-      "arguments object | {'id':'g','tool':'shell','arguments':{'prefix':'npm test'},'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
-      "arguments array  | {'id':'g','tool':'shell','arguments':['npm test'],'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
-      "arguments null   | {'id':'g','tool':'shell','arguments':null,'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
-      "arguments number | {'id':'g','tool':'shell','arguments':7,'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
-      "arguments absent | {'id':'g','tool':'shell','createdAt':'2026-01-01T00:00:00Z'} | no field 'arguments'",
-      "any spelled :*   | {'id':'g','tool':'shell','arguments':':*','createdAt':'2026-01-01T00:00:00Z'} | not written the way the store writes it",
-      "any spelled empty | {'id':'g','tool':'shell','arguments':'','createdAt':'2026-01-01T00:00:00Z'} | not written the way the store writes it",
-      "tool object      | {'id':'g','tool':{'name':'shell'},'arguments':'*','createdAt':'2026-01-01T00:00:00Z'} | field 'tool' must be a string",
-      "tool blank       | {'id':'g','tool':' ','arguments':'*','createdAt':'2026-01-01T00:00:00Z'} | is not a valid grant",
-      "id absent        | {'tool':'shell','arguments':'*','createdAt':'2026-01-01T00:00:00Z'} | no field 'id'",
-      "createdAt bad    | {'id':'g','tool':'shell','arguments':'*','createdAt':'yesterday'} | field 'createdAt' must be an ISO-8601 instant",
-      "expiresAt number | {'id':'g','tool':'shell','arguments':'*','createdAt':'2026-01-01T00:00:00Z','expiresAt':0} | field 'expiresAt' must be a string",
-      "unknown field    | {'id':'g','tool':'shell','arguments':'*','argument':'npm test:*','createdAt':'2026-01-01T00:00:00Z'} | unknown field 'argument'",
+      "arguments object | {'id':'g','tool':'shell','match':'prefix','arguments':{'prefix':'npm test'},'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
+      "arguments array  | {'id':'g','tool':'shell','match':'exact','arguments':['npm test'],'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
+      "arguments null   | {'id':'g','tool':'shell','match':'exact','arguments':null,'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
+      "arguments number | {'id':'g','tool':'shell','match':'exact','arguments':7,'createdAt':'2026-01-01T00:00:00Z'} | field 'arguments' must be a string",
+      "arguments absent | {'id':'g','tool':'shell','match':'prefix','createdAt':'2026-01-01T00:00:00Z'} | no field 'arguments'",
+      "match absent     | {'id':'g','tool':'shell','arguments':'*','createdAt':'2026-01-01T00:00:00Z'} | no field 'match'",
+      "match unknown    | {'id':'g','tool':'shell','match':'glob','arguments':'npm*','createdAt':'2026-01-01T00:00:00Z'} | field 'match'",
+      "match object     | {'id':'g','tool':'shell','match':{'kind':'any'},'createdAt':'2026-01-01T00:00:00Z'} | field 'match' must be a string",
+      "any with a value | {'id':'g','tool':'shell','match':'any','arguments':'npm test','createdAt':'2026-01-01T00:00:00Z'} | has no field 'arguments'",
+      "prefix empty     | {'id':'g','tool':'shell','match':'prefix','arguments':'','createdAt':'2026-01-01T00:00:00Z'} | must not be empty",
+      "tool object      | {'id':'g','tool':{'name':'shell'},'match':'any','createdAt':'2026-01-01T00:00:00Z'} | field 'tool' must be a string",
+      "tool blank       | {'id':'g','tool':' ','match':'any','createdAt':'2026-01-01T00:00:00Z'} | is not a valid grant",
+      "id absent        | {'tool':'shell','match':'any','createdAt':'2026-01-01T00:00:00Z'} | no field 'id'",
+      "createdAt bad    | {'id':'g','tool':'shell','match':'any','createdAt':'yesterday'} | field 'createdAt' must be an ISO-8601 instant",
+      "expiresAt number | {'id':'g','tool':'shell','match':'any','createdAt':'2026-01-01T00:00:00Z','expiresAt':0} | field 'expiresAt' must be a string",
+      "unknown field    | {'id':'g','tool':'shell','match':'any','argument':'npm test:*','createdAt':'2026-01-01T00:00:00Z'} | unknown field 'argument'",
       "not an object    | 42 | must be an object",
   })
   void aMalformedEntryRejectsTheFileNamingTheEntryAndTheField(String what, String grant, String message)
@@ -62,12 +65,43 @@ class GrantFileTest {
 
   @Test
   void theStoresOwnSpellingsReadBack() throws IOException {
-    Path f = file("{\"id\":\"a\",\"tool\":\"shell\",\"arguments\":\"*\",\"createdAt\":\"2026-01-01T00:00:00Z\"},"
-        + "{\"id\":\"b\",\"tool\":\"shell\",\"arguments\":\"npm test:*\",\"createdAt\":\"2026-01-01T00:00:00Z\","
-        + "\"expiresAt\":\"2026-02-01T00:00:00Z\"}");
+    Path f = file("{\"id\":\"a\",\"tool\":\"shell\",\"match\":\"any\",\"createdAt\":\"2026-01-01T00:00:00Z\"},"
+        + "{\"id\":\"b\",\"tool\":\"shell\",\"match\":\"prefix\",\"arguments\":\"npm test\","
+        + "\"createdAt\":\"2026-01-01T00:00:00Z\",\"expiresAt\":\"2026-02-01T00:00:00Z\"},"
+        + "{\"id\":\"c\",\"tool\":\"redis\",\"match\":\"exact\",\"arguments\":\"*\","
+        + "\"createdAt\":\"2026-01-01T00:00:00Z\"}");
     GrantStore store = GrantStore.jsonFile(f);
-    assertThat(store.grants()).extracting(g -> g.arguments().form()).containsExactly("*", "npm test:*");
+    assertThat(store.grants()).extracting(Grant::arguments).containsExactly(ArgumentPattern.ANY,
+        ArgumentPattern.prefix("npm test"), ArgumentPattern.exact("*"));
     assertThat(store.find("shell", ToolArguments.ofText("rm -rf /"), T0)).map(Grant::id).contains("a");
+    assertThat(store.find("redis", ToolArguments.ofText("FLUSHALL"), T0)).isEmpty();
+  }
+
+  /**
+   * A version 1 file (one string spelled {@code *}, {@code prefix:*} or a command) still reads, never wider than it
+   * was written: {@code *} and {@code x:*} could also have been those exact commands, so they are read as such, with
+   * a warning naming the grant; the next change writes version 2. Before, {@code *} read back as any arguments.
+   */
+  @Test
+  void aVersionOneFileReadsNeverWiderThanWritten() throws IOException {
+    Path f = dir.resolve("old.json");
+    Files.writeString(f, "{\"version\":1,\"grants\":[{\"id\":\"a\",\"tool\":\"shell\",\"arguments\":\"*\","
+        + "\"createdAt\":\"2026-01-01T00:00:00Z\"},{\"id\":\"b\",\"tool\":\"redis\",\"arguments\":\"KEYS user:*\","
+        + "\"createdAt\":\"2026-01-01T00:00:00Z\"},{\"id\":\"c\",\"tool\":\"shell\",\"arguments\":\"ls -la\","
+        + "\"createdAt\":\"2026-01-01T00:00:00Z\"}]}");
+    dev.toolcall.testing.Logs.expect(JsonFileGrantStore.class);
+    GrantStore store = GrantStore.jsonFile(f);
+    assertThat(dev.toolcall.testing.Logs.of(JsonFileGrantStore.class)).hasSize(2)
+        .allSatisfy(e -> assertThat(e.message()).contains("version 1", "exact command"));
+    assertThat(store.grants()).extracting(Grant::arguments).containsExactly(ArgumentPattern.exact("*"),
+        ArgumentPattern.exact("KEYS user:*"), ArgumentPattern.exact("ls -la"));
+    assertThat(store.find("shell", ToolArguments.ofText("rm -rf /"), T0)).isEmpty();
+    assertThat(store.find("redis", ToolArguments.ofText("KEYS user:* --flush-all"), T0)).isEmpty();
+    assertThat(store.find("redis", ToolArguments.ofText("KEYS user:*"), T0)).map(Grant::id).contains("b");
+    store.revoke("c");
+    assertThat(Files.readString(f)).contains("\"version\" : 2", "\"match\" : \"exact\"");
+    assertThat(GrantStore.jsonFile(f).grants()).extracting(Grant::arguments)
+        .containsExactly(ArgumentPattern.exact("*"), ArgumentPattern.exact("KEYS user:*"));
   }
 
   /**

@@ -50,7 +50,8 @@ class GrantStoreTest {
       assertThat(files.map(p -> p.getFileName().toString()).toList()).as("no temp file left")
           .containsExactlyInAnyOrder("grants.json", "grants.json.lock");
     }
-    assertThat(Files.readString(file)).contains("\"version\" : 1").contains("npm test:*");
+    assertThat(Files.readString(file)).contains("\"version\" : 2")
+        .contains("\"match\" : \"prefix\"", "\"arguments\" : \"npm test\"");
   }
 
   @Test

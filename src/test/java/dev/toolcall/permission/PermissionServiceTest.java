@@ -398,6 +398,7 @@ class PermissionServiceTest {
       public void close() {}
     };
     try (PermissionService svc = t.service().timer(early).build()) {
+      assertThat(svc.pending()).isEmpty(); // read: the only task is the deadline's (no unread-request check)
       CompletionStage<ToolCallSnapshot> stage = svc.authorize(t.call("shell", "ls"), SHELL);
       tasks.remove(0).run(); // fires at once, 30 s early on the ticker
       assertThat(isDone(stage)).isFalse();

@@ -91,14 +91,41 @@ class SpringAiAdapterTest {
       return this;
     }
 
-    @Override
-    public ChatResponse call(Prompt prompt) {
+    private ChatResponse next(Prompt prompt) {
       prompts.add(prompt);
       Function<Prompt, ChatResponse> step;
       synchronized (script) {
         step = script.poll();
       }
-      ChatResponse r = step == null ? text("script exhausted") : step.apply(prompt);
+      return step == null ? text("script exhausted") : step.apply(prompt);
+    }
+
+    /**
+     * Streams as Spring AI 1.1's provider models do: the response's chunks, and when it asks for tools, their
+     * execution through the manager on Reactor's {@code boundedElastic} pool, then the next round trip's stream.
+     */
+    @Override
+    public reactor.core.publisher.Flux<ChatResponse> stream(Prompt prompt) {
+      return reactor.core.publisher.Flux.defer(() -> {
+        ChatResponse r = next(prompt);
+        if (manager == null || !new DefaultToolExecutionEligibilityPredicate().isToolExecutionRequired(
+            prompt.getOptions(), r)) {
+          return reactor.core.publisher.Flux.just(r);
+        }
+        return reactor.core.publisher.Flux.defer(() -> {
+          ToolExecutionResult t = manager.executeToolCalls(prompt, r);
+          if (t.returnDirect()) {
+            return reactor.core.publisher.Flux.just(ChatResponse.builder().from(r)
+                .generations(ToolExecutionResult.buildGenerations(t)).build());
+          }
+          return stream(new Prompt(t.conversationHistory(), prompt.getOptions()));
+        }).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic());
+      });
+    }
+
+    @Override
+    public ChatResponse call(Prompt prompt) {
+      ChatResponse r = next(prompt);
       if (manager != null && new DefaultToolExecutionEligibilityPredicate().isToolExecutionRequired(
           prompt.getOptions(), r)) {
         ToolExecutionResult t = manager.executeToolCalls(prompt, r);
@@ -266,6 +293,32 @@ class SpringAiAdapterTest {
         new dev.toolcall.conversation.ModelDelta.ToolCallStarted("c1", "stock"),
         new dev.toolcall.conversation.ModelDelta.ToolCallArguments("c1", "{\"product\":\"apple\"}"));
     assertThat(r.calls()).singleElement().satisfies(c -> assertThat(c.messageForModel()).isEqualTo("12"));
+  }
+
+  /** An aborted turn disposes the subscription of the streaming request in flight: the provider stops. */
+  @Test
+  void anAbortCancelsTheStreamingRequest() throws Exception {
+    CountDownLatch subscribed = new CountDownLatch(1);
+    CountDownLatch cancelled = new CountDownLatch(1);
+    ChatModel streaming = new ChatModel() {
+      @Override
+      public ChatResponse call(Prompt prompt) {
+        throw new UnsupportedOperationException("streaming only");
+      }
+
+      @Override
+      public reactor.core.publisher.Flux<ChatResponse> stream(Prompt prompt) {
+        return reactor.core.publisher.Flux.concat(reactor.core.publisher.Flux.just(text("Checking ")),
+            reactor.core.publisher.Flux.<ChatResponse>never())
+            .doOnSubscribe(x -> subscribed.countDown()).doOnCancel(cancelled::countDown);
+      }
+    };
+    Agent agent = Agent.builder(SpringAiModels.streamingClient(streaming), runtime).build();
+    java.util.concurrent.CompletableFuture<TurnResult> turn = agent.send("apples?").toCompletableFuture();
+    assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+    agent.abort();
+    assertThat(turn.get(10, TimeUnit.SECONDS).ending()).isEqualTo(TurnResult.Ending.ABORTED);
+    assertThat(cancelled.await(10, TimeUnit.SECONDS)).as("the Flux subscription was cancelled").isTrue();
   }
 
   @Test

@@ -16,9 +16,15 @@ public final class Readme {
    * source {@code testSource} (a path from the project's root), dedented by one level of the test's indentation.
    */
   public static void assertShows(String testSource) throws IOException {
+    assertShows(testSource, "");
+  }
+
+  /** As {@link #assertShows(String)}, for the code between {@code // README:begin name} and {@code // README:end name}. */
+  public static void assertShows(String testSource, String name) throws IOException {
     String source = Files.readString(Path.of(testSource));
-    String snippet = source.substring(source.indexOf("// README:begin") + "// README:begin".length(),
-        source.indexOf("// README:end"));
+    String begin = "// README:begin" + (name.isEmpty() ? "" : " " + name);
+    String end = "// README:end" + (name.isEmpty() ? "" : " " + name);
+    String snippet = source.substring(source.indexOf(begin) + begin.length(), source.indexOf(end));
     String dedented = snippet.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
         .collect(Collectors.joining("\n")).strip();
     assertThat(Files.readString(Path.of("README.md"))).as("README shows the code of %s", testSource)

@@ -1,0 +1,161 @@
+package example;
+
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.conversation.Agent;
+import dev.toolcall.conversation.TurnResult;
+import dev.toolcall.permission.Decision;
+import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.springai.SpringAiConversationAdvisor;
+import dev.toolcall.springai.SpringAiModels;
+import dev.toolcall.springai.SpringAiToolCallingManager;
+import dev.toolcall.springai.SpringAiTools;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.ai.tool.method.MethodToolCallbackProvider;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Spring AI 1.1.x (Spring Boot 3.5's dependency versions) with toolcall-lifecycle: the drop-in manager under a real
+ * ChatClient, blocking and streamed, with the tool loop in the model as Spring AI 1.1's provider models run it, the
+ * chat memory's conversation id as the session, and a ChatModel as an Agent's model. Exits non-zero on any mismatch.
+ */
+public final class Main {
+  private Main() {}
+
+  /** Tools as a Spring AI user writes them. */
+  public static final class Shop {
+    @Tool(description = "Deploys the shop to an environment")
+    public String deploy(String env) {
+      return "deployed to " + env;
+    }
+  }
+
+  /**
+   * A model as Spring AI 1.1's provider models are: it resolves the tools to send through the manager, asks to deploy
+   * to the environment the user named, then answers what the tool said; with a manager and internal tool execution on, it runs the tool loop itself, through the
+   * manager (streamed: on Reactor's boundedElastic pool), as OpenAiChatModel does.
+   */
+  static final class ScriptedModel implements ChatModel {
+    private final ToolCallingManager manager; // null: the model never runs tools (an Agent drives the turn)
+
+    ScriptedModel(ToolCallingManager manager) {
+      this.manager = manager;
+    }
+
+    @Override
+    public ChatResponse call(Prompt prompt) {
+      ChatResponse r = answer(prompt);
+      if (runsTools(prompt, r)) {
+        ToolExecutionResult t = manager.executeToolCalls(prompt, r);
+        return call(new Prompt(t.conversationHistory(), prompt.getOptions()));
+      }
+      return r;
+    }
+
+    @Override
+    public Flux<ChatResponse> stream(Prompt prompt) {
+      return Flux.defer(() -> {
+        ChatResponse r = answer(prompt);
+        if (!runsTools(prompt, r)) {
+          return Flux.just(r);
+        }
+        return Flux.defer(() -> stream(new Prompt(manager.executeToolCalls(prompt, r).conversationHistory(),
+            prompt.getOptions()))).subscribeOn(Schedulers.boundedElastic());
+      });
+    }
+
+    private boolean runsTools(Prompt prompt, ChatResponse r) {
+      return manager != null && r.hasToolCalls()
+          && ToolCallingChatOptions.isInternalToolExecutionEnabled(prompt.getOptions());
+    }
+
+    @Override
+    public ChatOptions getDefaultOptions() {
+      return ToolCallingChatOptions.builder().build(); // as a provider model's: options that carry tools
+    }
+
+    private ChatResponse answer(Prompt prompt) {
+      offeredTools(manager, prompt);
+      List<Message> m = prompt.getInstructions();
+      if (m.get(m.size() - 1) instanceof ToolResponseMessage t) {
+        return new ChatResponse(List.of(new Generation(new AssistantMessage("done: "
+            + t.getResponses().get(0).responseData()))));
+      }
+      String env = m.get(m.size() - 1).getText().replace("deploy ", "");
+      return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("").toolCalls(List.of(
+          new AssistantMessage.ToolCall("call_0", "function", "deploy", "{\"env\":\"" + env + "\"}"))).build())));
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    ToolCallback[] callbacks = MethodToolCallbackProvider.builder().toolObjects(new Shop()).build()
+        .getToolCallbacks();
+    ExecutorService person = Executors.newSingleThreadExecutor();
+    List<PermissionRequest> asked = new CopyOnWriteArrayList<>();
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder()
+        .tools(SpringAiTools.tools(List.of(callbacks), (name, tool) -> tool.requiresApproval(name.equals("deploy"))))
+        .build()) {
+      runtime.permissions().onRequest(r -> {
+        asked.add(r);
+        runtime.permissions().decide(r.requestId(), Decision.approveOnce(r));
+      }, person);
+      ToolCallingManager manager = SpringAiToolCallingManager.create(runtime);
+      // Spring AI 1.1: the provider model takes the manager (OpenAiChatModel.builder().toolCallingManager(manager))
+      ChatClient chat = ChatClient.builder(new ScriptedModel(manager))
+          .defaultAdvisors(SpringAiConversationAdvisor.create())
+          .build();
+
+      String blocking = chat.prompt().user("deploy prod").toolCallbacks(callbacks)
+          .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "chat-1")).call().content();
+      check("blocking round trip", blocking, "done: \"deployed to prod\"");
+      String streamed = String.join("", chat.prompt().user("deploy staging").toolCallbacks(callbacks).stream()
+          .content().collectList().block(Duration.ofSeconds(30)));
+      check("streamed round trip", streamed, "done: \"deployed to staging\"");
+      check("sessions", asked.size() + " " + asked.get(0).sessionId() + " "
+          + asked.get(1).sessionId().startsWith("spring-ai-"), "2 chat-1 true");
+
+      TurnResult turn = Agent.builder(SpringAiModels.client(new ScriptedModel(null)), runtime).build()
+          .send("deploy test").toCompletableFuture().get(30, TimeUnit.SECONDS);
+      check("agent turn", turn.text(), "done: \"deployed to test\"");
+      System.out.println("spring-ai " + org.springframework.ai.chat.client.ChatClient.class.getPackage()
+          .getImplementationVersion() + " consumer: blocking, streamed and agent round trips ran; sessions "
+          + asked.stream().map(PermissionRequest::sessionId).toList());
+    } finally {
+      person.shutdownNow();
+    }
+  }
+
+  /** What a provider model does with the manager before it sends a request: resolve the tools the options name. */
+  static void offeredTools(ToolCallingManager manager, Prompt prompt) {
+    if (manager != null && prompt.getOptions() instanceof ToolCallingChatOptions o) {
+      List<String> names = manager.resolveToolDefinitions(o).stream().map(d -> d.name()).toList();
+      check("tools offered", String.valueOf(names), "[deploy]");
+    }
+  }
+
+  static void check(String what, String actual, String expected) {
+    if (!expected.equals(actual)) {
+      throw new IllegalStateException(what + ": expected <" + expected + "> but was <" + actual + ">");
+    }
+  }
+}
