@@ -636,7 +636,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
         ticker.read(), origin, label);
     ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
     if (store != null && !store.create(call.current())) {
-      throw new IllegalStateException("call " + sessionId + "/" + callId + " is stored already");
+      throw new DuplicateCallException(sessionId, callId);
     }
     return call.started();
   }
