@@ -221,11 +221,13 @@ final class Suspensions {
         + "version " + decidedOn + " but they are now version " + current + "; look at them again.");
   }
 
-  /** Whether a call still waits for a decision. */
+  /**
+   * Whether a call still waits for a person. (A PENDING call needs none: it runs without permission once its tools
+   * may start, or its authorization is under way and the tool phase waits for it as usual.)
+   */
   private static boolean waiting(List<ToolCall> calls) {
     for (ToolCall c : calls) {
-      ToolCallState s = c.state();
-      if (s == ToolCallState.PENDING || s == ToolCallState.PERMISSION_PENDING) {
+      if (c.state() == ToolCallState.PERMISSION_PENDING) {
         return true;
       }
     }
@@ -249,7 +251,7 @@ final class Suspensions {
     for (ToolCall c : calls) {
       Optional<PermissionRequest> r = PermissionRequest.of(c.snapshot());
       if (r.isPresent()) {
-        PermissionRequest req = r.get();
+        PermissionRequest req = agent.runtime.permissions().request(r.get().requestId()).orElse(r.get());
         out.add(Interrupt.of(req, agent.allowedDecisions, responseSchema(req)));
         remember(req.requestId());
       }
