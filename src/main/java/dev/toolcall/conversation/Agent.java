@@ -351,10 +351,13 @@ public final class Agent {
         for (int i = 0; i < t.open.size(); i++) {
           ToolCallRequest c = t.open.get(i);
           int j = t.scheduledIndex[i];
-          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : null;
+          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : t.resumed.get(c.id());
           dev.toolcall.ToolCallSnapshot s = call == null ? null : call.snapshot();
+          ToolResultMessage known = t.given.get(c.id());
           if (t.refusals[i] != null) {
             answered.add(new ToolResultMessage(c.id(), c.name(), t.refusals[i], true));
+          } else if (known != null) { // known when the snapshot this turn resumed from was taken
+            answered.add(known);
           } else if (s != null && s.isTerminal()) {
             CallResult r = new CallResult(s);
             answered.add(new ToolResultMessage(c.id(), c.name(), r.messageForModel(), r.isError()));
