@@ -100,6 +100,12 @@ import org.slf4j.LoggerFactory;
  * ({@link TurnResult.Ending#MODEL_SWITCHED}). Transient tool errors are retried by the scheduler within
  * {@code executing_tools}. Every way a turn ends is a {@link TurnResult}.
  *
+ * <h2>Turns that suspend</h2>
+ * With {@link Builder#suspendOnApproval} a turn that has to wait for a person ends at once,
+ * {@link TurnResult.Ending#INTERRUPTED}, listing its open requests; the conversation stays
+ * {@code awaiting_tool_approval} and nothing waits for the person. {@link #resumeWith} applies decisions (from a
+ * remote client, on any instance) and goes on with the turn; see {@code docs/remote.md}.
+ *
  * <h2>Threads and races</h2>
  * Thread-safe. The turn runs on the threads that complete its stages: the caller of {@link #send} until the model
  * client's stage is pending, then the client's and the tools' threads, and a delayed executor for retry backoffs.
