@@ -294,6 +294,11 @@ public final class LangChain4jModels {
     if (providerId != null && !providerId.isBlank() && !used.contains(providerId)) {
       return providerId;
     }
+    return mint(providerId);
+  }
+
+  /** A fresh call id that keeps {@code providerId} (null when the provider sent none) for {@link #providerId}. */
+  static String mint(String providerId) {
     java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
     return (providerId == null ? "" : providerId + "~") + String.format("lc4j_%016x", r.nextLong());
   }
