@@ -126,12 +126,17 @@ class LangChain4jFailuresTest {
     }
   }
 
-  /** A streaming model scripted per request: {@code step} gets the request and the handler. */
+  /**
+   * A streaming model scripted per request: {@code step} gets the request and the handler, on a thread of its own,
+   * and what the handler throws is logged and dropped as LangChain4j's providers do
+   * ({@code InternalStreamingChatResponseHandlerUtils.withLoggingExceptions}), so the handler never hears of it.
+   */
   static StreamingChatModel streaming(java.util.function.BiConsumer<ChatRequest, StreamingChatResponseHandler> step) {
     return new StreamingChatModel() {
       @Override
       public void doChat(ChatRequest request, StreamingChatResponseHandler h) {
-        step.accept(request, h);
+        new Thread(() -> dev.langchain4j.internal.InternalStreamingChatResponseHandlerUtils.withLoggingExceptions(
+            () -> step.accept(request, h)), "provider").start();
       }
     };
   }
