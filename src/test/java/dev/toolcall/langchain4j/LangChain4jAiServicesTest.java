@@ -193,6 +193,52 @@ class LangChain4jAiServicesTest {
             .startsWith(LangChain4jToolProvider.FRESH_SESSION_PREFIX)).doesNotHaveDuplicates();
   }
 
+  /** Tools that fail: one transiently, once; one always. */
+  public static final class Failing {
+    final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+
+    @dev.langchain4j.agent.tool.Tool("Deploys, after a transient failure")
+    public String deploy(@P("the environment") String env) throws dev.toolcall.tool.TransientToolException {
+      if (attempts.incrementAndGet() == 1) {
+        throw new dev.toolcall.tool.TransientToolException("registry busy");
+      }
+      return "deployed " + env;
+    }
+  }
+
+  /**
+   * A transient failure is retried per the tool's policy inside the AI service's call, and a tool that keeps failing
+   * reaches the model as an error result with the exception's message, never as a result; each call's states are
+   * events in the user's session.
+   */
+  @Test
+  void retriesAndFailuresRunUnderTheToolsPolicy() {
+    for (int maxAttempts : new int[] {2, 1}) {
+      Failing tools = new Failing();
+      List<String> events = new CopyOnWriteArrayList<>();
+      try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(LangChain4jTools.tools(tools, (name, tool) -> tool
+          .requiresApproval(false).retryPolicy(dev.toolcall.tool.RetryPolicy.exponential(maxAttempts,
+              Duration.ofMillis(1))))).build()) {
+        rt.events().subscribe(EventListener.of(e -> {
+          if (e instanceof ToolCallEvent.StateChanged c && c.snapshot().identity().sessionId().equals("carol")) {
+            events.add(c.to().name());
+          }
+        }));
+        String answer = AiServices.builder(Assistant.class).chatModel(model)
+            .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
+            .toolProvider(LangChain4jToolProvider.create(rt)).build().chat("carol", "deploy staging");
+        if (maxAttempts == 2) {
+          assertThat(answer).isEqualTo("model read: deployed staging");
+          assertThat(tools.attempts).hasValue(2);
+          assertThat(events).containsExactly("RUNNING", "COMPLETED");
+        } else {
+          assertThat(answer).isEqualTo("model read: Error (tool_error): registry busy (error)");
+          assertThat(events).containsExactly("RUNNING", "FAILED");
+        }
+      }
+    }
+  }
+
   private static ChatMessage last(List<ChatMessage> messages) {
     return messages.get(messages.size() - 1);
   }
