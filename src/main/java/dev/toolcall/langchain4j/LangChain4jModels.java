@@ -82,10 +82,10 @@ import java.util.function.Consumer;
  *       its argument fragments follow, so the call shows (and is created PENDING) while the model still writes it;
  *       LangChain4j's complete tool call closes it. Text only the complete response carries (no partial text) is the
  *       answer. A callback that cannot be read ends the request {@code MALFORMED_RESPONSE}, never leaves it open.</li>
- *   <li>Call ids: the provider's id, unless it is missing (Gemini), blank or one an earlier response of the
- *       conversation used ({@code call_0} in every response); then the call gets an id of its own that keeps the
- *       provider's, and the messages sent back carry the provider's id (none, for Gemini) on the call and its
- *       result, so the provider matches them as it expects (by id, or by position).</li>
+ *   <li>Call ids: the provider's id; a missing (Gemini) or blank one becomes {@code lc4j_} and 16 random hex digits,
+ *       and the messages sent back carry no id on the call and its result, so the provider matches them by
+ *       position. An id an earlier response used ({@code call_0} in every response) runs under an id the agent
+ *       mints, labelled with the provider's, and goes back as the provider sent it.</li>
  *   <li>Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a streaming request is stopped
  *       through LangChain4j's {@code StreamingHandle.cancel()} (at the first partial callback, which carries the
  *       handle, when the cancel came earlier); a blocking model on an executor is interrupted; one on the calling
@@ -129,13 +129,12 @@ public final class LangChain4jModels {
     if (r == null || r.aiMessage() == null) {
       throw ModelException.of(ModelException.Kind.MALFORMED_RESPONSE, "the model returned no message");
     }
-    return response(r, usedIds(request));
+    return response(r);
   }
 
   private static CompletionStage<Void> stream(StreamingChatModel model, ModelRequest request,
       Consumer<? super ModelDelta> sink) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    Set<String> used = usedIds(request);
     // the calls announced so far, in order: the provider's id (maybe null) and ours; a call of the complete response
     // is the first unclaimed one with the same provider id (so calls without ids match by position)
     List<String[]> streamed = new ArrayList<>();
@@ -176,7 +175,7 @@ public final class LangChain4jModels {
       }
 
       private String[] announce(String providerId, String name, String arguments) {
-        String[] ids = {providerId, ourId(providerId, used)};
+        String[] ids = {providerId, ourId(providerId)};
         streamed.add(ids);
         sink.accept(new ModelDelta.ToolCallStarted(ids[1], name == null ? "" : name));
         if (arguments != null && !arguments.isEmpty()) {
@@ -281,48 +280,31 @@ public final class LangChain4jModels {
 
   // --- call ids ---------------------------------------------------------------------------------------------------
 
-  /** An id this adapter minted: the provider's id (absent when it sent none) and a random suffix. */
-  private static final java.util.regex.Pattern MINTED = java.util.regex.Pattern.compile(
-      "(?:(.*)~)?lc4j_[0-9a-f]{16}", java.util.regex.Pattern.DOTALL);
+  /** An id this adapter minted for a call the provider sent without one. */
+  private static final java.util.regex.Pattern MINTED = java.util.regex.Pattern.compile("lc4j_[0-9a-f]{16}");
 
   /**
-   * The call id for a call the provider named {@code providerId}: that id, unless it is missing, blank or one an
-   * earlier response of the conversation used ({@code used}); then a fresh one that keeps the provider's id, so the
-   * result goes back under it ({@link #providerId}).
+   * The call id the agent gets for a call the provider named {@code providerId}: that id, unless it is missing
+   * (Gemini) or blank; then one of the adapter's own ({@link #mint}), so calls of one response stay apart while they
+   * stream, and the messages sent back carry no id ({@link #providerId}). An id an earlier response used
+   * ({@code call_0} in every response) is the agent's to handle: it runs the call under an id it mints, labelled with
+   * the provider's.
    */
-  static String ourId(String providerId, Set<String> used) {
-    if (providerId != null && !providerId.isBlank() && !used.contains(providerId)) {
-      return providerId;
-    }
-    return mint(providerId);
+  static String ourId(String providerId) {
+    return providerId == null || providerId.isBlank() ? mint() : providerId;
   }
 
-  /** A fresh call id that keeps {@code providerId} (null when the provider sent none) for {@link #providerId}. */
-  static String mint(String providerId) {
-    java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
-    return (providerId == null ? "" : providerId + "~") + String.format("lc4j_%016x", r.nextLong());
+  /** A fresh id for a call the provider sent without one. */
+  private static String mint() {
+    return String.format("lc4j_%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong());
   }
 
-  /** The id the provider sent for the call this adapter knows as {@code ourId} (null when it sent none). */
+  /**
+   * The id to send the provider for the call the agent knows as {@code ourId} (its label): null for an id this
+   * adapter minted or a blank one, as LangChain4j's providers that send no ids (Gemini) match results by position.
+   */
   static String providerId(String ourId) {
-    java.util.regex.Matcher m = MINTED.matcher(ourId);
-    return m.matches() ? m.group(1) : ourId;
-  }
-
-  /** The provider ids of the calls earlier responses of the conversation made. */
-  private static Set<String> usedIds(ModelRequest request) {
-    Set<String> used = new HashSet<>();
-    for (Message m : request.messages()) {
-      if (m instanceof AssistantMessage a) {
-        for (ToolCallRequest c : a.toolCalls()) {
-          String p = providerId(c.id());
-          if (p != null) {
-            used.add(p);
-          }
-        }
-      }
-    }
-    return used;
+    return ourId.isBlank() || MINTED.matcher(ourId).matches() ? null : ourId;
   }
 
   // --- requests ---------------------------------------------------------------------------------------------------
@@ -410,7 +392,7 @@ public final class LangChain4jModels {
       List<ToolCallRequest> calls = new ArrayList<>();
       if (a.hasToolExecutionRequests()) {
         for (ToolExecutionRequest t : a.toolExecutionRequests()) {
-          calls.add(new ToolCallRequest(ourId(t.id(), Set.of()), t.name() == null ? "" : t.name(),
+          calls.add(new ToolCallRequest(ourId(t.id()), t.name() == null ? "" : t.name(),
               t.arguments() == null ? "" : t.arguments()));
         }
       }
@@ -425,12 +407,12 @@ public final class LangChain4jModels {
 
   // --- responses --------------------------------------------------------------------------------------------------
 
-  static ModelResponse response(ChatResponse r, Set<String> used) {
+  static ModelResponse response(ChatResponse r) {
     AiMessage ai = r.aiMessage();
     List<ToolCallRequest> calls = new ArrayList<>();
     if (ai.hasToolExecutionRequests()) {
       for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
-        calls.add(new ToolCallRequest(ourId(t.id(), used), t.name() == null ? "" : t.name(),
+        calls.add(new ToolCallRequest(ourId(t.id()), t.name() == null ? "" : t.name(),
             t.arguments() == null ? "" : t.arguments()));
       }
     }

@@ -40,10 +40,10 @@ import java.util.concurrent.ExecutionException;
  * (LangChain4j's {@code "default"}) runs in a fresh session of its own, {@code langchain4j-} and its invocation id:
  * invocations never share one by default.
  *
- * <p>Call ids: LangChain4j answers the model under the provider's id (or position), so the library's id of a call is
- * always its own, unique: the provider's id, {@code ~}, and {@code lc4j_} with 16 random hex digits (only
- * {@code lc4j_...} when the provider sent none, as Gemini does). Calls with the same provider id from two users, two
- * responses or one response never meet.
+ * <p>Call ids: LangChain4j answers the model under the provider's id (or position) itself, so the library's id of a
+ * call is always one it mints ({@link CallRequest#mintCallId()}), and the provider's id (empty when it sent none, as
+ * Gemini does) is the call's label ({@link dev.toolcall.ToolCallIdentity#label()}), which events, views and spans
+ * show. Calls with the same provider id from two users, two responses or one response never meet.
  *
  * <p>Thread-safe and stateless; {@link #provideTools} offers the runtime's tools as they are at that moment.
  */
@@ -106,9 +106,8 @@ public final class LangChain4jToolProvider implements ToolProvider {
     private ToolExecutionResult run(ToolExecutionRequest request, String session) {
       String name = request.name() == null || request.name().isBlank() ? "(no tool name)" : request.name();
       String args = request.arguments() == null || request.arguments().isBlank() ? "{}" : request.arguments();
-      // the provider's id is kept at the start of the minted one (a label, once CallRequest has one)
-      Batch batch = runtime.schedule(session, List.of(CallRequest.of(LangChain4jModels.mint(request.id()), name,
-          args)));
+      Batch batch = runtime.schedule(session, List.of(CallRequest.labelled(CallRequest.mintCallId(),
+          request.id() == null ? "" : request.id(), name, args)));
       CallResult r;
       try {
         r = batch.whenDone().toCompletableFuture().get().get(0);

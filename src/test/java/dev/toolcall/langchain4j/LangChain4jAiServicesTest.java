@@ -120,13 +120,23 @@ class LangChain4jAiServicesTest {
 
   @Test
   void anApprovedCallRunsAndTheModelReadsItsResult() {
+    List<dev.toolcall.ToolCallIdentity> created = new CopyOnWriteArrayList<>();
+    runtime.events().subscribe(EventListener.of(e -> {
+      if (e instanceof ToolCallEvent.CallCreated c) {
+        created.add(c.snapshot().identity());
+      }
+    }));
     personDecides(Decision::approveOnce);
     assertThat(assistant().chat("alice", "deploy staging")).isEqualTo("model read: deployed staging");
     assertThat(ops.deployed).containsExactly("staging");
     assertThat(asked).singleElement().satisfies(r -> {
       assertThat(r.sessionId()).isEqualTo("alice"); // the memory id is the session
       assertThat(r.toolName()).isEqualTo("deploy");
-      assertThat(r.callId()).startsWith("call_0~lc4j_"); // the library's own id, keeping the provider's
+      assertThat(r.callId()).startsWith("call_").isNotEqualTo("call_0"); // the library's own id
+    });
+    assertThat(created).singleElement().satisfies(id -> { // the provider's id is the call's label
+      assertThat(id.label()).isEqualTo("call_0");
+      assertThat(id.sessionId()).isEqualTo("alice");
     });
     ToolExecutionResultMessage sent = (ToolExecutionResultMessage) last(model.requests.get(1).messages());
     assertThat(sent.id()).isEqualTo("call_0"); // LangChain4j answers under the provider's id
