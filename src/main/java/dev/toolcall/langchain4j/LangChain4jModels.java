@@ -399,7 +399,8 @@ public final class LangChain4jModels {
       return new AssistantMessage(a.text() == null ? "" : a.text(), calls);
     }
     if (m instanceof ToolExecutionResultMessage r) {
-      return new ToolResultMessage(r.id(), r.toolName(), r.text(), Boolean.TRUE.equals(r.isError()));
+      return new ToolResultMessage(r.id() == null ? "" : r.id(), r.toolName() == null ? "" : r.toolName(),
+          r.text() == null ? "" : r.text(), Boolean.TRUE.equals(r.isError())); // no id: matched by position
     }
     throw new IllegalArgumentException("a " + m.type() + " message has no place among the messages; pass a system"
         + " message as the agent's instructions");

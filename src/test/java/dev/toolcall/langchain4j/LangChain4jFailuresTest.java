@@ -231,6 +231,16 @@ class LangChain4jFailuresTest {
         ToolExecutionResultMessage.builder().id(null).toolName("echo").text("echo two").isError(false).build());
   }
 
+  /** Gemini's messages, as a chat memory keeps them, convert both ways: no id stays no id (it threw before). */
+  @Test
+  void messagesWithoutIdsConvertBothWays() {
+    AiMessage asked = AiMessage.from(List.of(call(null, "one")));
+    ToolExecutionResultMessage answered = ToolExecutionResultMessage.builder().id(null).toolName("echo")
+        .text("echo one").isError(false).build();
+    assertThat(LangChain4jModels.toLangChain4j(LangChain4jModels.fromLangChain4j(asked))).isEqualTo(asked);
+    assertThat(LangChain4jModels.toLangChain4j(LangChain4jModels.fromLangChain4j(answered))).isEqualTo(answered);
+  }
+
   /**
    * A provider that numbers ids per response sends {@code call_0} every time: the second response's call runs too
    * (it was refused as a duplicate before), and each result goes back under {@code call_0}.
