@@ -80,7 +80,12 @@ import java.util.function.Consumer;
  *       {@code TOOL_EXECUTION}, {@code CONTENT_FILTER}, {@code OTHER}, also kept as the provider's word).</li>
  *   <li>Streaming: partial text as it comes; each partial tool call is announced when its first fragment arrives and
  *       its argument fragments follow, so the call shows (and is created PENDING) while the model still writes it;
- *       LangChain4j's complete tool call closes it.</li>
+ *       LangChain4j's complete tool call closes it. Text only the complete response carries (no partial text) is the
+ *       answer. A callback that cannot be read ends the request {@code MALFORMED_RESPONSE}, never leaves it open.</li>
+ *   <li>Call ids: the provider's id; a missing (Gemini) or blank one becomes {@code lc4j_} and 16 random hex digits,
+ *       and the messages sent back carry no id on the call and its result, so the provider matches them by
+ *       position. An id an earlier response used ({@code call_0} in every response) runs under an id the agent
+ *       mints, labelled with the provider's, and goes back as the provider sent it.</li>
  *   <li>Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a streaming request is stopped
  *       through LangChain4j's {@code StreamingHandle.cancel()} (at the first partial callback, which carries the
  *       handle, when the cancel came earlier); a blocking model on an executor is interrupted; one on the calling
@@ -130,8 +135,11 @@ public final class LangChain4jModels {
   private static CompletionStage<Void> stream(StreamingChatModel model, ModelRequest request,
       Consumer<? super ModelDelta> sink) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    Map<Integer, String> announced = new HashMap<>(); // partial call index -> id
-    Set<String> ids = new HashSet<>();
+    // the calls announced so far, in order: the provider's id (maybe null) and ours; a call of the complete response
+    // is the first unclaimed one with the same provider id (so calls without ids match by position)
+    List<String[]> streamed = new ArrayList<>();
+    Map<Integer, String[]> byIndex = new HashMap<>(); // partial call index -> {provider id, our id}
+    boolean[] texted = {false};
     // LangChain4j hands the stream's handle to the partial callbacks only: a cancel before the first one stops the
     // stream when that one arrives
     AtomicReference<StreamingHandle> handle = new AtomicReference<>();
@@ -153,6 +161,29 @@ public final class LangChain4jModels {
         }
       }
 
+      /** Runs a callback; what it throws ends the request (LangChain4j would log and drop it, and the turn hang). */
+      private void guarded(Runnable callback) {
+        if (done.isDone()) {
+          return;
+        }
+        try {
+          callback.run();
+        } catch (RuntimeException e) {
+          done.completeExceptionally(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
+              "the streamed response could not be read: " + e, e));
+        }
+      }
+
+      private String[] announce(String providerId, String name, String arguments) {
+        String[] ids = {providerId, ourId(providerId)};
+        streamed.add(ids);
+        sink.accept(new ModelDelta.ToolCallStarted(ids[1], name == null ? "" : name));
+        if (arguments != null && !arguments.isEmpty()) {
+          sink.accept(new ModelDelta.ToolCallArguments(ids[1], arguments));
+        }
+        return ids;
+      }
+
       @Override
       public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
         handle(context == null ? null : context.streamingHandle());
@@ -172,66 +203,66 @@ public final class LangChain4jModels {
 
       @Override
       public void onPartialResponse(String text) {
-        if (text != null && !text.isEmpty() && !done.isDone()) {
-          sink.accept(new ModelDelta.Text(text));
-        }
+        guarded(() -> {
+          if (text != null && !text.isEmpty()) {
+            texted[0] = true;
+            sink.accept(new ModelDelta.Text(text));
+          }
+        });
       }
 
       @Override
       public void onPartialToolCall(PartialToolCall call) {
-        if (done.isDone()) {
-          return;
-        }
-        String id = announced.get(call.index());
-        if (id == null && call.id() != null && call.name() != null) {
-          id = call.id();
-          announced.put(call.index(), id);
-          ids.add(id);
-          sink.accept(new ModelDelta.ToolCallStarted(id, call.name()));
-        }
-        if (id != null && call.partialArguments() != null && !call.partialArguments().isEmpty()) {
-          sink.accept(new ModelDelta.ToolCallArguments(id, call.partialArguments()));
-        }
+        guarded(() -> {
+          String[] ids = byIndex.get(call.index());
+          if (ids == null && call.name() != null) {
+            byIndex.put(call.index(), announce(call.id(), call.name(), call.partialArguments()));
+          } else if (ids != null && call.partialArguments() != null && !call.partialArguments().isEmpty()) {
+            sink.accept(new ModelDelta.ToolCallArguments(ids[1], call.partialArguments()));
+          }
+        });
       }
 
       @Override
       public void onCompleteToolCall(CompleteToolCall call) {
-        if (done.isDone()) {
-          return;
-        }
-        ToolExecutionRequest t = call.toolExecutionRequest();
-        String id = announced.get(call.index());
-        if (id == null) { // a provider that streams no partial calls: the whole call at once
-          id = t.id();
-          announced.put(call.index(), id);
-          ids.add(id);
-          sink.accept(new ModelDelta.ToolCallStarted(id, t.name()));
-          if (t.arguments() != null && !t.arguments().isEmpty()) {
-            sink.accept(new ModelDelta.ToolCallArguments(id, t.arguments()));
+        guarded(() -> {
+          ToolExecutionRequest t = call.toolExecutionRequest();
+          String[] ids = byIndex.get(call.index());
+          if (ids == null) { // a provider that streams no partial calls: the whole call at once
+            ids = announce(t.id(), t.name(), t.arguments());
+            byIndex.put(call.index(), ids);
           }
-        }
-        sink.accept(new ModelDelta.ToolCallCompleted(id));
+          sink.accept(new ModelDelta.ToolCallCompleted(ids[1]));
+        });
       }
 
       @Override
       public void onCompleteResponse(ChatResponse r) {
-        if (done.isDone()) {
-          return;
-        }
-        AiMessage ai = r.aiMessage();
-        if (ai != null && ai.hasToolExecutionRequests()) {
-          for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
-            if (ids.add(t.id())) { // never streamed: announce it whole
-              sink.accept(new ModelDelta.ToolCallStarted(t.id(), t.name()));
-              if (t.arguments() != null && !t.arguments().isEmpty()) {
-                sink.accept(new ModelDelta.ToolCallArguments(t.id(), t.arguments()));
+        guarded(() -> {
+          AiMessage ai = r.aiMessage();
+          if (!texted[0] && ai != null && ai.text() != null && !ai.text().isEmpty()) {
+            sink.accept(new ModelDelta.Text(ai.text())); // a provider that streamed none of its text
+          }
+          if (ai != null && ai.hasToolExecutionRequests()) {
+            Set<String[]> claimed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
+              String[] match = null;
+              for (String[] ids : streamed) {
+                if (!claimed.contains(ids) && Objects.equals(ids[0], t.id())) {
+                  match = ids;
+                  break;
+                }
               }
-              sink.accept(new ModelDelta.ToolCallCompleted(t.id()));
+              if (match == null) { // never streamed: announce it whole
+                match = announce(t.id(), t.name(), t.arguments());
+                sink.accept(new ModelDelta.ToolCallCompleted(match[1]));
+              }
+              claimed.add(match);
             }
           }
-        }
-        sink.accept(new ModelDelta.ResponseCompleted(stopReason(r), usage(r), finishWord(r)));
-        done.complete(null);
+          sink.accept(new ModelDelta.ResponseCompleted(stopReason(r), usage(r), finishWord(r)));
+          done.complete(null);
+        });
       }
 
       @Override
@@ -245,6 +276,35 @@ public final class LangChain4jModels {
       done.completeExceptionally(error(e));
     }
     return done;
+  }
+
+  // --- call ids ---------------------------------------------------------------------------------------------------
+
+  /** An id this adapter minted for a call the provider sent without one. */
+  private static final java.util.regex.Pattern MINTED = java.util.regex.Pattern.compile("lc4j_[0-9a-f]{16}");
+
+  /**
+   * The call id the agent gets for a call the provider named {@code providerId}: that id, unless it is missing
+   * (Gemini) or blank; then one of the adapter's own ({@link #mint}), so calls of one response stay apart while they
+   * stream, and the messages sent back carry no id ({@link #providerId}). An id an earlier response used
+   * ({@code call_0} in every response) is the agent's to handle: it runs the call under an id it mints, labelled with
+   * the provider's.
+   */
+  static String ourId(String providerId) {
+    return providerId == null || providerId.isBlank() ? mint() : providerId;
+  }
+
+  /** A fresh id for a call the provider sent without one. */
+  private static String mint() {
+    return String.format("lc4j_%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong());
+  }
+
+  /**
+   * The id to send the provider for the call the agent knows as {@code ourId} (its label): null for an id this
+   * adapter minted or a blank one, as LangChain4j's providers that send no ids (Gemini) match results by position.
+   */
+  static String providerId(String ourId) {
+    return ourId.isBlank() || MINTED.matcher(ourId).matches() ? null : ourId;
   }
 
   // --- requests ---------------------------------------------------------------------------------------------------
@@ -309,7 +369,8 @@ public final class LangChain4jModels {
     if (m instanceof AssistantMessage a) {
       List<ToolExecutionRequest> calls = new ArrayList<>(a.toolCalls().size());
       for (ToolCallRequest c : a.toolCalls()) {
-        calls.add(ToolExecutionRequest.builder().id(c.id()).name(c.name()).arguments(c.rawArguments()).build());
+        calls.add(ToolExecutionRequest.builder().id(providerId(c.id())).name(c.name()).arguments(c.rawArguments())
+            .build());
       }
       if (calls.isEmpty()) {
         return AiMessage.from(a.text());
@@ -317,7 +378,7 @@ public final class LangChain4jModels {
       return a.text().isEmpty() ? AiMessage.from(calls) : AiMessage.from(a.text(), calls);
     }
     ToolResultMessage r = (ToolResultMessage) m;
-    return ToolExecutionResultMessage.builder().id(r.callId()).toolName(r.toolName()).text(r.content())
+    return ToolExecutionResultMessage.builder().id(providerId(r.callId())).toolName(r.toolName()).text(r.content())
         .isError(r.isError()).build();
   }
 
@@ -331,13 +392,15 @@ public final class LangChain4jModels {
       List<ToolCallRequest> calls = new ArrayList<>();
       if (a.hasToolExecutionRequests()) {
         for (ToolExecutionRequest t : a.toolExecutionRequests()) {
-          calls.add(new ToolCallRequest(t.id(), t.name(), t.arguments() == null ? "" : t.arguments()));
+          calls.add(new ToolCallRequest(ourId(t.id()), t.name() == null ? "" : t.name(),
+              t.arguments() == null ? "" : t.arguments()));
         }
       }
       return new AssistantMessage(a.text() == null ? "" : a.text(), calls);
     }
     if (m instanceof ToolExecutionResultMessage r) {
-      return new ToolResultMessage(r.id(), r.toolName(), r.text(), Boolean.TRUE.equals(r.isError()));
+      return new ToolResultMessage(r.id() == null ? "" : r.id(), r.toolName() == null ? "" : r.toolName(),
+          r.text() == null ? "" : r.text(), Boolean.TRUE.equals(r.isError())); // no id: matched by position
     }
     throw new IllegalArgumentException("a " + m.type() + " message has no place among the messages; pass a system"
         + " message as the agent's instructions");
@@ -350,7 +413,7 @@ public final class LangChain4jModels {
     List<ToolCallRequest> calls = new ArrayList<>();
     if (ai.hasToolExecutionRequests()) {
       for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
-        calls.add(new ToolCallRequest(t.id() == null ? "" : t.id(), t.name() == null ? "" : t.name(),
+        calls.add(new ToolCallRequest(ourId(t.id()), t.name() == null ? "" : t.name(),
             t.arguments() == null ? "" : t.arguments()));
       }
     }

@@ -18,7 +18,9 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * LangChain4j tools as this library's {@link Tool}s, and tool definitions as LangChain4j {@link ToolSpecification}s.
@@ -27,10 +29,12 @@ import java.util.function.Consumer;
  * otherwise), it runs on the scheduler's executor with a timeout, cancellation and retries, and every change is an
  * event. Stateless and thread-safe; the tools it makes are thread-safe if the LangChain4j executors are.
  *
- * <p>Failures: a {@link ToolArgumentsException} (the model's arguments did not fit the method) and a
- * {@link ToolExecutionException} end the call FAILED with their message for the model; a {@link RetriableException}
- * is a {@link TransientToolException} (retried per the definition's retry policy); anything else the executor throws
- * ends the call FAILED through the scheduler's usual error text. A null result is an empty text.
+ * <p>Failures: a {@link ToolArgumentsException} (the model's arguments did not fit the method) ends the call FAILED
+ * {@code invalid_arguments}; anything else the executor or the {@code @Tool} method throws ends it FAILED
+ * {@code tool_error} with the exception's message for the model (as {@code AiServices} answers a throwing tool with an
+ * error), unless it is transient: a {@link TransientToolException} or LangChain4j's {@link RetriableException}
+ * anywhere in the cause chain, or an exception the {@code transientFailure} predicate accepts, is retried per the
+ * definition's retry policy. A null result is an empty text.
  */
 public final class LangChain4jTools {
 
@@ -47,7 +51,17 @@ public final class LangChain4jTools {
    */
   public static Tool tool(ToolSpecification specification, ToolExecutor executor,
       Consumer<ToolDefinition.Builder> customize) {
+    return tool(specification, executor, customize, e -> false);
+  }
+
+  /**
+   * Like {@link #tool(ToolSpecification, ToolExecutor, Consumer)}; an exception that {@code transientFailure} accepts
+   * (tested on each exception of the cause chain) is a transient failure, retried per the definition's retry policy.
+   */
+  public static Tool tool(ToolSpecification specification, ToolExecutor executor,
+      Consumer<ToolDefinition.Builder> customize, Predicate<? super Throwable> transientFailure) {
     Objects.requireNonNull(specification, "specification");
+    Objects.requireNonNull(transientFailure, "transientFailure");
     Objects.requireNonNull(executor, "executor");
     Objects.requireNonNull(customize, "customize");
     ToolDefinition.Builder b = ToolDefinition.builder(specification.name())
@@ -62,10 +76,8 @@ public final class LangChain4jTools {
         out = executor.execute(request, inv.sessionId());
       } catch (ToolArgumentsException e) {
         throw ToolException.invalidArguments("The arguments do not fit the tool: " + message(e), e);
-      } catch (ToolExecutionException e) {
-        throw new ToolException(message(e), e);
-      } catch (RetriableException e) {
-        throw new TransientToolException(message(e), e);
+      } catch (RuntimeException e) {
+        throw failure(e, transientFailure);
       }
       return ToolResult.of(out == null ? "" : out);
     });
@@ -82,14 +94,29 @@ public final class LangChain4jTools {
   }
 
   /** Like {@link #tools(Object)}; {@code customize} gets each tool's name and its definition's builder. */
-  public static List<Tool> tools(Object bean, java.util.function.BiConsumer<String, ToolDefinition.Builder> customize) {
+  public static List<Tool> tools(Object bean, BiConsumer<String, ToolDefinition.Builder> customize) {
+    return tools(bean, customize, e -> false);
+  }
+
+  /**
+   * Like {@link #tools(Object, BiConsumer)}; an exception that {@code transientFailure} accepts (tested on each
+   * exception of the cause chain, for example {@code e -> e instanceof java.io.IOException}) is a transient failure,
+   * retried per the tool's retry policy (set it in {@code customize}). A {@link TransientToolException} and
+   * LangChain4j's {@link RetriableException} are transient without it.
+   */
+  public static List<Tool> tools(Object bean, BiConsumer<String, ToolDefinition.Builder> customize,
+      Predicate<? super Throwable> transientFailure) {
     Objects.requireNonNull(bean, "bean");
     Objects.requireNonNull(customize, "customize");
+    Objects.requireNonNull(transientFailure, "transientFailure");
     List<Tool> out = new ArrayList<>();
     for (Method m : bean.getClass().getDeclaredMethods()) {
       if (m.isAnnotationPresent(dev.langchain4j.agent.tool.Tool.class)) {
         ToolSpecification spec = ToolSpecifications.toolSpecificationFrom(m);
-        out.add(tool(spec, new DefaultToolExecutor(bean, m), b -> customize.accept(spec.name(), b)));
+        // the (bean, method) constructor answers a throwing method's message as its result; AiServices does not
+        ToolExecutor executor = DefaultToolExecutor.builder().object(bean).originalMethod(m).methodToInvoke(m)
+            .wrapToolArgumentsExceptions(true).propagateToolExecutionExceptions(true).build();
+        out.add(tool(spec, executor, b -> customize.accept(spec.name(), b), transientFailure));
       }
     }
     if (out.isEmpty()) {
@@ -113,6 +140,24 @@ public final class LangChain4jTools {
       b.description(definition.description());
     }
     return b.build();
+  }
+
+  /** What a tool's exception {@code e} ends its call with: transient (retried by the policy) or a tool error. */
+  static ToolException failure(RuntimeException e, Predicate<? super Throwable> transientFailure) {
+    Throwable root = e instanceof ToolExecutionException && e.getCause() != null ? e.getCause() : e;
+    int depth = 0;
+    for (Throwable t = e; t != null && depth < 32; t = t.getCause(), depth++) {
+      if (t instanceof ToolArgumentsException) {
+        return ToolException.invalidArguments("The arguments do not fit the tool: " + message(t), t);
+      }
+      if (t instanceof TransientToolException || t instanceof RetriableException || transientFailure.test(t)) {
+        return new TransientToolException(message(root), e);
+      }
+      if (t instanceof ToolException te) {
+        return te;
+      }
+    }
+    return new ToolException(message(root), e);
   }
 
   private static String message(Throwable e) {

@@ -1,7 +1,8 @@
 /**
  * LangChain4j adapters, on the optional {@code dev.langchain4j:langchain4j-core} and {@code dev.langchain4j:langchain4j}
- * dependencies: {@link dev.toolcall.langchain4j.LangChain4jModels} (a {@code ChatModel} or {@code StreamingChatModel}
- * as a {@link dev.toolcall.conversation.ModelClient}), {@link dev.toolcall.langchain4j.LangChain4jTools}
+ * dependencies: {@link dev.toolcall.langchain4j.LangChain4jToolProvider} (a runtime's tools as an {@code AiServices}
+ * tool provider, so an AI service's tool calls run under the lifecycle), {@link dev.toolcall.langchain4j.LangChain4jModels}
+ * (a {@code ChatModel} or {@code StreamingChatModel} as a {@link dev.toolcall.conversation.ModelClient}), {@link dev.toolcall.langchain4j.LangChain4jTools}
  * ({@code @Tool} beans and {@code ToolSpecification} + {@code ToolExecutor} pairs as {@link dev.toolcall.tool.Tool}s)
  * and {@link dev.toolcall.langchain4j.LangChain4jSchemas} (JSON Schema both ways). The core never imports this
  * package.

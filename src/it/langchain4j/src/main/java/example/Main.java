@@ -12,7 +12,12 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.TurnResult;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.UserMessage;
 import dev.toolcall.langchain4j.LangChain4jModels;
+import dev.toolcall.langchain4j.LangChain4jToolProvider;
 import dev.toolcall.langchain4j.LangChain4jTools;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
@@ -24,10 +29,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * LangChain4j 1.19 with toolcall-lifecycle: @Tool methods as tools (the read-only one runs without asking, the other
- * asks a person), a LangChain4j ChatModel as an Agent's model. Exits non-zero on any mismatch.
+ * asks a person), a LangChain4j ChatModel as an Agent's model, and the same tools under an AiServices service through
+ * LangChain4jToolProvider. Exits non-zero on any mismatch.
  */
 public final class Main {
   private Main() {}
+
+  /** An AI service, as a LangChain4j application writes it. */
+  interface Assistant {
+    String chat(@MemoryId String user, @UserMessage String message);
+  }
 
   /** Tools written for LangChain4j, unchanged. */
   public static final class Weather {
@@ -81,6 +92,18 @@ public final class Main {
         throw new IllegalStateException("unexpected turn: " + r.text() + ", asked " + asked);
       }
       System.out.println("langchain4j consumer: turn answered \"" + r.text() + "\"; asked for " + asked.get(0).toolName() + " only");
+
+      asked.clear();
+      Assistant assistant = AiServices.builder(Assistant.class).chatModel(new ScriptedModel())
+          .chatMemoryProvider(user -> MessageWindowChatMemory.withMaxMessages(20))
+          .toolProvider(LangChain4jToolProvider.create(runtime)).build();
+      String answer = assistant.chat("alice", "How cold is Oslo? Book me a trip.");
+      if (!answer.equals("temperature=-3.5 book=booked Oslo") || asked.size() != 1
+          || !asked.get(0).toolName().equals("book") || !asked.get(0).sessionId().equals("alice")) {
+        throw new IllegalStateException("unexpected AiServices answer: " + answer + ", asked " + asked);
+      }
+      System.out.println("langchain4j consumer: AiServices answered \"" + answer + "\"; asked for book in alice's"
+          + " session only");
     } finally {
       person.shutdownNow();
     }
