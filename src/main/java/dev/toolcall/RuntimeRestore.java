@@ -73,13 +73,13 @@ final class RuntimeRestore {
     }
     return new RuntimeSnapshot.Call(id.sessionId(), id.callId(), id.toolName(), id.parentCallId(), id.origin(),
         id.createdAt(), s.state(), s.version(), s.arguments().raw(), s.argumentsVersion(), s.attempt(), path, wait,
-        s.isTerminal() ? s.outcome() : null);
+        s.isTerminal() ? s.outcome() : null, id.label());
   }
 
   /** The restored call's snapshot: a chain of its state changes, the last being its current version. */
   ToolCallSnapshot snapshotOf(RuntimeSnapshot.Call c) {
     ToolCallIdentity id = new ToolCallIdentity(c.callId(), c.toolName(), c.sessionId(), c.parentCallId(),
-        c.createdAt(), tickOf(c.createdAt()), c.origin());
+        c.createdAt(), tickOf(c.createdAt()), c.origin(), c.label());
     ToolArguments args = ToolArguments.ofText(c.arguments());
     ToolCallSnapshot s = null;
     List<RuntimeSnapshot.Step> path = c.path();

@@ -178,10 +178,20 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * @param outcome how it ended: present exactly in a terminal state. A runtime snapshot never holds an ended call;
    *     a store keeps the same entry for every version of a call, ended ones too. A completed call's result is kept
    *     as the text the model reads.
+   * @param label the id the provider sent for the call (see {@link ToolCallIdentity#label()}); its call id unless
+   *     the library minted that
    */
   public record Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
       Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
-      List<Step> path, PermissionWait permission, Outcome outcome) {
+      List<Step> path, PermissionWait permission, Outcome outcome, String label) {
+
+    /** A call whose label is its id. */
+    public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
+        Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
+        List<Step> path, PermissionWait permission, Outcome outcome) {
+      this(sessionId, callId, toolName, parentCallId, origin, createdAt, state, version, arguments, argumentsVersion,
+          attempt, path, permission, outcome, callId);
+    }
 
     /** A call that has not ended (no outcome). */
     public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
@@ -205,6 +215,9 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
         throw new CorruptSnapshotException(where, "origin, createdAt, state, arguments and path are required");
       }
       path = List.copyOf(path);
+      if (label == null) {
+        label = callId;
+      }
       if (state.isTerminal() != (outcome != null) || outcome != null && outcome.state() != state) {
         throw new CorruptSnapshotException(where, "an outcome is present exactly in a terminal state, and is of"
             + " that state; state is " + state.wireName() + (outcome == null ? " without one" : " with " + outcome));

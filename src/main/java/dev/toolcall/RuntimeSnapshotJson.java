@@ -27,7 +27,8 @@ final class RuntimeSnapshotJson {
   private static final Set<String> TOP = Set.of("format", "schemaVersion", "takenAt", "calls", "requestOrder",
       "sessionGrants", "batches");
   private static final Set<String> CALL = Set.of("sessionId", "callId", "toolName", "parentCallId", "origin",
-      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission", "outcome");
+      "createdAt", "state", "version", "arguments", "argumentsVersion", "attempt", "path", "permission", "outcome",
+      "label");
   private static final Set<String> OUTCOME = Set.of("state", "content", "kind", "message", "source", "reason");
   private static final Set<String> STEP = Set.of("state", "version", "at");
   private static final Set<String> WAIT = Set.of("requestId", "askedAt", "deadline");
@@ -98,6 +99,9 @@ final class RuntimeSnapshotJson {
   private static void call(ObjectNode n, RuntimeSnapshot.Call c) {
     n.put("sessionId", c.sessionId());
     n.put("callId", c.callId());
+    if (!c.label().equals(c.callId())) {
+      n.put("label", c.label());
+    }
     n.put("toolName", c.toolName());
     if (c.parentCallId() != null) {
       n.put("parentCallId", c.parentCallId());
@@ -288,7 +292,8 @@ final class RuntimeSnapshotJson {
       return new RuntimeSnapshot.Call(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),
           text(n, "parentCallId", where, false), o, instant(n, "createdAt", where, true),
           state(text(n, "state", where, true), where), integer(n, "version", where), text(n, "arguments", where, true),
-          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait, ended);
+          integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait, ended,
+          text(n, "label", where, false));
     } catch (CorruptSnapshotException e) {
       throw new CorruptSnapshotException(where, e.why(), e);
     }

@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * One tool call: its identity and one atomic reference to its current immutable {@link ToolCallSnapshot}.
  *
  * <h2>Changes</h2>
- * Every change is one compare-and-set of the whole snapshot: no locks, no torn reads. {@link #transition} and the
- * terminal methods ({@link #complete}, {@link #fail}, {@link #deny}, {@link #cancel}, {@link #terminate}) are
+ * Every change is one compare-and-set of the whole snapshot, with no torn reads; without a store no lock is taken
+ * (with a {@link CallStore}, a per-call write lock orders the store write and the install). {@link #transition} and
+ * the terminal methods ({@link #complete}, {@link #fail}, {@link #deny}, {@link #cancel}, {@link #terminate}) are
  * compare-and-set: when the call is not in the expected state they change nothing, throw nothing, and return a lost
  * {@link TransitionResult} carrying the current snapshot, so the loser learns what won. An edge outside the
  * {@link ToolCallState#TABLE matrix} is a programming error and throws
@@ -629,13 +630,13 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
-  private static ToolCall create(String callId, String toolName, String sessionId, String parentCallId,
+  private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
       ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus, CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-        ticker.read(), origin);
+        ticker.read(), origin, label);
     ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
     if (store != null && !store.create(call.current())) {
-      throw new IllegalStateException("call " + sessionId + "/" + callId + " is stored already");
+      throw new DuplicateCallException(sessionId, callId);
     }
     return call.started();
   }
@@ -662,6 +663,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private String sessionId = "default";
     private String parentCallId;
     private ToolCallOrigin origin = ToolCallOrigin.MODEL;
+    private String label;
     private ToolArguments arguments = ToolArguments.empty();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -682,6 +684,15 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     /** The enclosing call of a nested call. */
     public Builder parentCallId(String parentCallId) {
       this.parentCallId = ToolCallIdentity.requireNonBlank(parentCallId, "parentCallId");
+      return this;
+    }
+
+    /**
+     * The id the provider sent for the call, exactly (may be empty), when the call id is one the library minted
+     * (see {@link ToolCallIdentity#label()}); by default the call id.
+     */
+    public Builder label(String label) {
+      this.label = Objects.requireNonNull(label, "label");
       return this;
     }
 
@@ -731,7 +742,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
      * @throws IllegalStateException if a store is set and already holds this call
      */
     public ToolCall build() {
-      return create(callId, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
+      return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
           bus != null ? bus : EventBus.create(), store);
     }
   }

@@ -65,21 +65,31 @@ public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, i
 
   /** The next version in {@code target} (with {@code outcome} when terminal), made by {@code change}. */
   public ToolCallSnapshot next(ToolCallState target, Change change, Outcome outcome, long tick) {
-    return new ToolCallSnapshot(identity, target, version + 1, arguments, argumentsVersion,
+    return new ToolCallSnapshot(identity, target, nextVersion(), arguments, argumentsVersion,
         target == ToolCallState.RUNNING && state != ToolCallState.RUNNING ? Math.max(1, attempt) : attempt,
         outcome, change, tick, this);
   }
 
   /** The next version with new arguments, same state. */
   public ToolCallSnapshot withArguments(ToolArguments newArguments, String by, long tick) {
-    return new ToolCallSnapshot(identity, state, version + 1, newArguments, version + 1, attempt, outcome,
+    int v = nextVersion();
+    return new ToolCallSnapshot(identity, state, v, newArguments, v, attempt, outcome,
         new Change.ArgumentsModified(arguments, by), tick, this);
   }
 
   /** The next version, same state, recording {@code change} and setting the attempt. */
   public ToolCallSnapshot withChange(Change change, int newAttempt, long tick) {
-    return new ToolCallSnapshot(identity, state, version + 1, arguments, argumentsVersion, newAttempt, outcome,
+    return new ToolCallSnapshot(identity, state, nextVersion(), arguments, argumentsVersion, newAttempt, outcome,
         change, tick, this);
+  }
+
+  /** {@code version + 1}, or a clear error when the version is the last one an {@code int} holds. */
+  private int nextVersion() {
+    if (version == Integer.MAX_VALUE) {
+      throw new IllegalStateException("call " + identity.sessionId() + "/" + identity.callId() + " is at version "
+          + version + ", the last one: it cannot change again");
+    }
+    return version + 1;
   }
 
   /** The call id the model gave. */
@@ -142,7 +152,7 @@ public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, i
    * live-output versions that were let go (see the class description). Allocates; not for hot paths.
    */
   public List<ToolCallSnapshot> versions() {
-    ArrayList<ToolCallSnapshot> out = new ArrayList<>(version + 1);
+    ArrayList<ToolCallSnapshot> out = new ArrayList<>(); // sized by what is kept, never by the version number
     for (ToolCallSnapshot s = this; s != null; s = s.previous) {
       out.add(s);
     }

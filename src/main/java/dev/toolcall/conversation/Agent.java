@@ -58,8 +58,8 @@ import org.slf4j.LoggerFactory;
  * until none does ({@link OpenBatch#whenAuthorized()}); only then may the calls' tools start, in the scheduler's
  * order. When every call has ended ({@code processing_tool_results}) one {@link ToolResultMessage} per call of the
  * response is appended, in request order (content {@link CallResult#messageForModel()}, error flag
- * {@link CallResult#isError()}; for a refused call the guard's message), each call id once
- * ({@link ResultDeduplicator}). A return-direct tool that completed ends the turn with its result; otherwise, if
+ * {@link CallResult#isError()}; for a refused call the guard's message), under the id the provider sent (a call's
+ * own id may be one the library minted: {@link dev.toolcall.ToolCallIdentity#label()}). A return-direct tool that completed ends the turn with its result; otherwise, if
  * {@link TurnGuards#checkRoundTrip} allows, the model is asked again ({@code generating_response ->
  * awaiting_llm_response}). When every call of a response was refused, the response goes through
  * {@code handling_tool_error} instead of the tool states.
@@ -365,11 +365,11 @@ public final class Agent {
    */
   public CompletionStage<TurnResult> resume(List<Batch> owed) {
     Objects.requireNonNull(owed, "owed");
-    Map<String, ToolCall> restored = new HashMap<>();
+    Map<String, java.util.ArrayDeque<ToolCall>> restored = new HashMap<>(); // by the provider's id, in order
     for (Batch b : owed) {
       for (ToolCall c : b.calls()) {
         if (c.sessionId().equals(conversation.id())) {
-          restored.put(c.callId(), c);
+          restored.computeIfAbsent(c.identity().label(), k -> new java.util.ArrayDeque<>()).add(c);
         }
       }
     }
@@ -395,7 +395,8 @@ public final class Agent {
         if (given.containsKey(c.id())) {
           continue;
         }
-        ToolCall call = restored.get(c.id());
+        java.util.ArrayDeque<ToolCall> labelled = restored.get(c.id());
+        ToolCall call = labelled == null ? null : labelled.poll();
         if (call != null) {
           mine.put(c.id(), call);
         } else {

@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * The model's complete response: its text, the tool calls it asked for (in its order), and why it stopped.
  * Immutable. Call ids are not checked for uniqueness here: a model that repeats an id is the model's error, and the
- * turn deals with it (see {@link ResultDeduplicator}) instead of the client throwing.
+ * turn deals with it (a blank or reused id runs under an id the library mints; see {@link Agent}) instead of the
+ * client throwing.
  *
  * @param text the assistant's text (non-null, may be empty)
  * @param toolCalls the tool calls in request order; an immutable copy

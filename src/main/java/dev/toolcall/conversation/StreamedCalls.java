@@ -5,6 +5,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.OpenBatch;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ final class StreamedCalls {
     if (d instanceof ModelDelta.ToolCallStarted s) {
       Streamed st;
       String refusal;
+      CallRequest req;
       synchronized (agent.lock) {
         if (!agent.live(t)) {
           return;
@@ -49,6 +51,7 @@ final class StreamedCalls {
           t.stream = st;
         }
         refusal = refusedBeforeScheduling(s.callId(), s.toolName(), st);
+        req = refusal == null ? request(s.callId(), s.toolName()) : null;
       }
       Announced a;
       if (refusal != null) {
@@ -56,8 +59,7 @@ final class StreamedCalls {
         a.refusal = refusal;
         a.blankName = !s.callId().isBlank() && s.toolName().isBlank();
       } else {
-        ToolCall call = agent.parentCallId == null ? st.batch.announce(s.callId(), s.toolName())
-            : st.batch.announce(s.callId(), s.toolName(), agent.parentCallId);
+        ToolCall call = st.batch.announce(req);
         a = new Announced(s.callId(), s.toolName(), call, st.scheduled++);
       }
       st.announced.add(a);
@@ -190,22 +192,31 @@ final class StreamedCalls {
    * Under the agent's lock.
    */
   private String refusedBeforeScheduling(String id, String name, Streamed st) {
-    if (id.isBlank()) {
-      return "Not run: this tool call has no id. Send it again with a unique id, as every tool call needs one.";
-    }
     if (name.isBlank()) {
       return "Not run: this tool call names no tool. Send it again with the name of one of the available tools.";
     }
     boolean inThisResponse = false;
     for (Announced a : st.announced) {
-      inThisResponse |= a.id.equals(id);
+      inThisResponse |= !id.isBlank() && a.id.equals(id);
     }
-    if (inThisResponse || agent.answeredIds.contains(id)) {
-      return "Not run: the tool call id '" + id + "' was already used by " + (inThisResponse
-          ? "another tool call of this response" : "an earlier tool call in this conversation")
-          + ", so its result could not be told apart. Send the call again with a new, unique id.";
+    if (inThisResponse) {
+      return "Not run: the tool call id '" + id + "' was already used by another tool call of this response, so"
+          + " its result could not be told apart. Send the call again with a new, unique id.";
     }
     return null;
+  }
+
+  /**
+   * The scheduler's request for a call the provider announced as {@code id}. The provider's id is the call's id when
+   * it can be one; a blank id, or one an earlier call of this conversation had (providers that number calls per
+   * response send {@code call_0} every time), gets a call id minted by the library, and the provider's id becomes its
+   * label: the result still goes back to the model under it, right after the message that made the call. Under the
+   * agent's lock.
+   */
+  private CallRequest request(String id, String name) {
+    CallRequest req = id.isBlank() || agent.answeredIds.contains(id)
+        ? CallRequest.labelled(CallRequest.mintCallId(), id, name, "") : CallRequest.of(id, name, "");
+    return agent.parentCallId == null ? req : req.nestedIn(agent.parentCallId);
   }
 
   /**

@@ -2,7 +2,6 @@
  * The conversation lifecycle: the conversation state machine ({@link dev.toolcall.conversation.ConversationState},
  * {@link dev.toolcall.conversation.Conversation}), the seam to the model
  * ({@link dev.toolcall.conversation.ModelClient}, messages, deltas, errors), and the turn's guards
- * ({@link dev.toolcall.conversation.TurnLimits}, {@link dev.toolcall.conversation.TurnGuards},
- * {@link dev.toolcall.conversation.ResultDeduplicator}). See {@code docs/conversation.md}.
+ * ({@link dev.toolcall.conversation.TurnLimits}, {@link dev.toolcall.conversation.TurnGuards}). See {@code docs/conversation.md}.
  */
 package dev.toolcall.conversation;

@@ -81,6 +81,15 @@ public interface OpenBatch {
   ToolCall announce(String callId, String toolName, String parentCallId);
 
   /**
+   * Like {@link #announce(String, String)}, for the call {@code request} describes: its id, label (the provider's id,
+   * when the runtime minted the call id), tool, parent and origin; its raw arguments are the first fragment.
+   *
+   * @throws NullPointerException if {@code request} is null
+   * @throws IllegalStateException if the batch is sealed
+   */
+  ToolCall announce(CallRequest request);
+
+  /**
    * Appends {@code fragment} to the raw argument text of {@code call}. Does nothing for a call this batch does not
    * run (a duplicate, a call of an earlier batch), one whose arguments are complete, or one that has ended.
    *

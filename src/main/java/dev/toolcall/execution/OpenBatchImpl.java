@@ -81,7 +81,15 @@ final class OpenBatchImpl implements OpenBatch {
     return announce(CallRequest.of(callId, toolName, "").nestedIn(parentCallId));
   }
 
-  ToolCall announce(CallRequest req) {
+  @Override
+  public ToolCall announce(CallRequest req) {
+    java.util.Objects.requireNonNull(req, "request");
+    if (!req.rawArguments().isEmpty()) {
+      ToolCall call = announce(new CallRequest(req.callId(), req.toolName(), "", req.parentCallId(), req.origin(),
+          req.label()));
+      appendArguments(call, req.rawArguments());
+      return call;
+    }
     String callId = req.callId();
     checkOpen();
     ToolScheduler.Claim c = sched.claim(sessionId, req, !seen.add(callId), false);

@@ -383,7 +383,15 @@ public final class ToolScheduler implements AutoCloseable {
     CallKey key = new CallKey(sessionId, req.callId());
     Known existing = known.reserve(key, mine);
     if (existing != null) {
-      ToolCall same = existing.await();
+      ToolCall same;
+      try {
+        same = existing.await();
+      } catch (java.util.concurrent.CompletionException e) {
+        if (e.getCause() instanceof dev.toolcall.DuplicateCallException) { // it raced a reuse the store refused
+          return storedAlready(sessionId, req);
+        }
+        throw e;
+      }
       return new Claim(same != null ? same : duplicate(sessionId, req, "Tool call id '" + req.callId()
           + "' was already used in this session by a call that ended " + existing.endedIn().wireName()
           + ", and its result was given then; each call needs its own id. This call was not run."),
@@ -401,7 +409,7 @@ public final class ToolScheduler implements AutoCloseable {
       }
       ToolCall.Builder cb = ToolCall.builder(req.callId(), validator.canonicalName(req.toolName()))
           .sessionId(sessionId)
-          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin());
+          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin()).label(req.label());
       if (req.parentCallId() != null) {
         cb.parentCallId(req.parentCallId());
       }
@@ -409,6 +417,9 @@ public final class ToolScheduler implements AutoCloseable {
         cb.store(store);
       }
       call = cb.build();
+    } catch (dev.toolcall.DuplicateCallException e) { // the store holds the id from before a restart, or elsewhere
+      known.unreserve(key, mine, e);
+      return storedAlready(sessionId, req);
     } catch (RuntimeException | Error e) {
       known.unreserve(key, mine, e);
       throw e;
@@ -416,6 +427,12 @@ public final class ToolScheduler implements AutoCloseable {
     mine.built(call);
     counters.scheduled.increment();
     return new Claim(call, v, true, mine);
+  }
+
+  /** The claim of an id the store holds already (this runtime does not know it): a duplicate, told to the model. */
+  private Claim storedAlready(String sessionId, CallRequest req) {
+    return new Claim(duplicate(sessionId, req, "Tool call id '" + req.callId() + "' was already used in this session"
+        + " (by a call stored before); each call needs its own id. This call was not run."), null, false, null);
   }
 
   /**

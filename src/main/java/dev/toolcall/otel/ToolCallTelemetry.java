@@ -82,6 +82,7 @@ public final class ToolCallTelemetry implements Instrumentation {
   static final AttributeKey<String> OPERATION = AttributeKey.stringKey("gen_ai.operation.name");
   static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
   static final AttributeKey<String> TOOL_CALL_ID = AttributeKey.stringKey("gen_ai.tool.call.id");
+  static final AttributeKey<String> CALL_ID = AttributeKey.stringKey("toolcall.call.id");
   static final AttributeKey<String> TOOL_TYPE = AttributeKey.stringKey("gen_ai.tool.type");
   static final AttributeKey<String> TOOL_DESCRIPTION = AttributeKey.stringKey("gen_ai.tool.description");
   static final AttributeKey<String> TOOL_ARGUMENTS = AttributeKey.stringKey("gen_ai.tool.call.arguments");
@@ -284,9 +285,13 @@ public final class ToolCallTelemetry implements Instrumentation {
     var b = tracer.spanBuilder("execute_tool " + tool).setSpanKind(SpanKind.INTERNAL)
         .setParent(parentOf(s)).setStartTimestamp(s.timestamp())
         .setAttribute(OPERATION, "execute_tool").setAttribute(TOOL_NAME, tool)
-        .setAttribute(TOOL_CALL_ID, s.callId()).setAttribute(TOOL_TYPE, "function")
+        .setAttribute(TOOL_CALL_ID, s.identity().label().isEmpty() ? s.callId() : s.identity().label())
+        .setAttribute(TOOL_TYPE, "function")
         .setAttribute(SESSION_ID, s.identity().sessionId())
         .setAttribute(ORIGIN, s.identity().origin().name().toLowerCase(java.util.Locale.ROOT));
+    if (!s.identity().label().equals(s.callId())) { // the library minted the id: both are shown
+      b.setAttribute(CALL_ID, s.callId());
+    }
     registered.ifPresent(t -> {
       if (!t.definition().description().isEmpty()) {
         b.setAttribute(TOOL_DESCRIPTION, t.definition().description());

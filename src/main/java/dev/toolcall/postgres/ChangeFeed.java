@@ -128,7 +128,13 @@ public final class ChangeFeed implements AutoCloseable {
       ps.setTimestamp(1, Timestamp.from(since));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          tell(new Change(rs.getString(1), rs.getString(2), rs.getInt(3)));
+          Change ch;
+          try {
+            ch = new Change(Nul.unescape(rs.getString(1)), Nul.unescape(rs.getString(2)), rs.getInt(3));
+          } catch (IllegalArgumentException e) {
+            continue; // a row with ids this version cannot read: the store names it when it is read
+          }
+          tell(ch);
         }
       }
     }
@@ -150,13 +156,17 @@ public final class ChangeFeed implements AutoCloseable {
     try {
       int colon = payload.indexOf(':');
       int sl = Integer.parseInt(payload.substring(0, colon));
-      String session = payload.substring(colon + 1, colon + 1 + sl);
-      int rest = colon + 1 + sl;
+      int rest = payload.offsetByCodePoints(colon + 1, sl); // the server counts characters, not UTF-16 units
+      String session = payload.substring(colon + 1, rest);
       int colon2 = payload.indexOf(':', rest);
       int cl = Integer.parseInt(payload.substring(rest, colon2));
-      String call = payload.substring(colon2 + 1, colon2 + 1 + cl);
-      int version = Integer.parseInt(payload.substring(colon2 + 2 + cl));
-      return new Change(session, call, version);
+      int slash = payload.offsetByCodePoints(colon2 + 1, cl);
+      String call = payload.substring(colon2 + 1, slash);
+      if (payload.charAt(slash) != '/') {
+        throw new IllegalArgumentException("no '/' after the call id");
+      }
+      int version = Integer.parseInt(payload.substring(slash + 1));
+      return new Change(Nul.unescape(session), Nul.unescape(call), version);
     } catch (RuntimeException e) {
       log.warn("change feed ignored a malformed notification '{}'", payload);
       return null;

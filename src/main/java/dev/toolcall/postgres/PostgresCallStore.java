@@ -17,8 +17,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 /**
@@ -28,12 +30,20 @@ import javax.sql.DataSource;
  * writers of the same version exactly one wins and the other is told what won; a writer that was paused while
  * another moved on changes nothing.
  *
- * <p>Faults: a statement that fails is a {@link StoreException} and changes nothing; serialization failures and
- * deadlocks are retried up to three times; when the connection dies while a write was under way (it may have been
- * committed), the row is read again to settle it: the write won if the row holds it, and lost if it holds another. A
- * row this version cannot read (an unknown state written by a newer version, a version at the maximum, an ended call
- * without its outcome) is a {@link StoreException} naming the row; the row is left as it is and other rows are
- * unaffected.
+ * <p>Faults: each write of a call runs in a transaction of its own, so a statement that fails in any way (a lost
+ * connection, a client-side socket timeout while the server still waits on a row lock, which is then cancelled) is a
+ * {@link StoreException} that changed nothing and never commits later; a write that got no connection was not sent.
+ * Serialization failures and deadlocks are retried up to three times. Only when the connection dies during the
+ * COMMIT is the outcome open: the row is read again (once any transaction writing it has ended) and the write is
+ * settled by the row's record of who wrote each of its last 16 versions: won if its own token is there, whatever the
+ * row's version is now, lost if another writer's is, not applied if the row is still at the expected version; only
+ * if none of these can be told is the failure {@link StoreException#outcomeUnknown()}. A failure retrying cannot fix
+ * (the database refused the data or a constraint, a row that cannot be right) is not
+ * {@link StoreException#retriable()}. U+0000, which PostgreSQL cannot store, is written escaped and read back
+ * exactly. A row this version cannot read (an unknown state or field written by a newer version, a running call at
+ * the last version, an ended call without its outcome, a document whose version or ids disagree with the row's) is a
+ * {@link StoreException} naming the row; the row is left as it is, other rows are unaffected, and the restore and
+ * the sweep name it in one WARN per row.
  *
  * <p>The schema ({@code dev/toolcall/postgres/schema.sql}, applied by {@link #applySchema()}) has the table, an index
  * of the calls that have not ended (what a restarting runtime reads) and an index of ended calls by age (retention,
@@ -46,9 +56,22 @@ public final class PostgresCallStore {
   private static final String COLUMNS = "session_id, call_id, tool_name, state, version, document::text";
   private static final String ENDED = "('completed', 'failed', 'cancelled', 'permission_denied')";
   private static final int RETRIES = 3;
+  /**
+   * A waiting row's deadline, or null when its text is not an instant as this version writes it (a row of a newer
+   * version, say): guarded, so that one such row cannot make the cast fail the whole query.
+   */
+  private static final String DEADLINE = "(CASE WHEN document #>> '{permission,deadline}'"
+      + " ~ '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?Z$'"
+      + " THEN (document #>> '{permission,deadline}')::timestamptz END)";
+  /** How many of a row's last writes its {@code writers} column records (to settle a commit whose answer was lost). */
+  private static final int WRITERS_KEPT = 16;
 
   private final DataSource dataSource;
   private final int timeoutSeconds;
+  /** This store's name in the tokens its writes leave in a row's {@code writers}: random, so unique per store. */
+  private final String writerId = Long.toHexString(new java.security.SecureRandom().nextLong());
+  /** Counts this store's writes (each write's token is unique). */
+  private final AtomicLong writes = new AtomicLong();
 
   private PostgresCallStore(DataSource dataSource, Duration statementTimeout) {
     this.dataSource = dataSource;
@@ -104,27 +127,6 @@ public final class PostgresCallStore {
     return insert(call, null, null);
   }
 
-  /** {@link #insert(StoredCall)} by the runtime {@code owner}, whose lease the row carries while it drives it. */
-  boolean insert(StoredCall call, String owner, Duration lease) {
-    Objects.requireNonNull(call, "call");
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document, lease_owner,"
-            + " lease_until) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond')"
-            + " ON CONFLICT DO NOTHING")) {
-      ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, call.sessionId());
-      ps.setString(2, call.callId());
-      ps.setString(3, call.toolName());
-      ps.setString(4, call.state().wireName());
-      ps.setInt(5, call.version());
-      ps.setString(6, call.document());
-      bindLease(ps, 7, call.state(), owner, lease);
-      return ps.executeUpdate() == 1;
-    } catch (SQLException e) {
-      throw new StoreException(call.where() + ": insert failed: " + e.getMessage(), e);
-    }
-  }
-
   /**
    * The stored call, if any.
    *
@@ -144,12 +146,183 @@ public final class PostgresCallStore {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
         "SELECT " + COLUMNS + " FROM toolcall_call WHERE session_id = ? AND call_id = ?")) {
       ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, sessionId);
-      ps.setString(2, callId);
+      ps.setString(1, Nul.escape(sessionId));
+      ps.setString(2, Nul.escape(callId));
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(row(rs)) : Optional.empty();
       }
     }
+  }
+
+  /** {@link #insert(StoredCall)} by the runtime {@code owner}, whose lease the row carries while it drives it. */
+  boolean insert(StoredCall call, String owner, Duration lease) {
+    Objects.requireNonNull(call, "call");
+    String token = token(call.version());
+    for (int attempt = 1; ; attempt++) {
+      Connection c = connect(call, "the insert");
+      Tx tx = null;
+      try {
+        tx = new Tx(c);
+        int rows;
+        try (PreparedStatement ps = c.prepareStatement(
+            "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document, lease_owner,"
+                + " lease_until, writers) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond',"
+                + " ARRAY[?]) ON CONFLICT DO NOTHING")) {
+          ps.setQueryTimeout(timeoutSeconds);
+          ps.setString(1, Nul.escape(call.sessionId()));
+          ps.setString(2, Nul.escape(call.callId()));
+          ps.setString(3, Nul.escape(call.toolName()));
+          ps.setString(4, call.state().wireName());
+          ps.setInt(5, call.version());
+          ps.setString(6, Nul.escapeJson(call.document()));
+          bindLease(ps, 7, call.state(), owner, lease);
+          ps.setString(9, token);
+          rows = ps.executeUpdate();
+        }
+        if (rows == 0) {
+          tx.rollback();
+          return false;
+        }
+        if (tx.commit()) {
+          return true;
+        }
+        return settleInsert(call, token, tx.failure);
+      } catch (SQLException e) {
+        if (tx != null) {
+          tx.abandon(e);
+        }
+        if (retryable(e) && attempt < RETRIES) {
+          continue;
+        }
+        throw new StoreException(call.where() + ": the insert failed and changed nothing: " + e.getMessage(), e);
+      } finally {
+        if (tx != null) {
+          tx.close();
+        } else {
+          closeQuietly(c);
+        }
+      }
+    }
+  }
+
+  /**
+   * A connection for a write of {@code call}; when none can be had, a {@link StoreException} saying the write was not
+   * sent (it certainly did not commit).
+   */
+  private Connection connect(StoredCall call, String what) {
+    try {
+      return dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new StoreException(call.where() + ": " + what + " was not sent (no connection to the database) and"
+          + " changed nothing: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * One write's transaction on its own connection. The write's statement runs inside it and only {@link #commit}
+   * can make it durable, so a statement that fails in any way (the connection lost, a client-side socket timeout while
+   * the server still waits on a lock) cannot commit later: the server rolls it back when it finds the connection
+   * gone. Only a commit whose answer was lost leaves the outcome open, and that is settled by reading the row.
+   */
+  private final class Tx {
+    private final Connection connection;
+    private final boolean autoCommit;
+    private final int backendPid;
+    /** Why {@link #commit} could not tell whether it committed (the connection was lost), or null. */
+    SQLException failure;
+
+    Tx(Connection connection) throws SQLException {
+      this.connection = connection;
+      this.autoCommit = connection.getAutoCommit();
+      int pid = 0;
+      try {
+        if (connection.isWrapperFor(org.postgresql.PGConnection.class)) {
+          pid = connection.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+        }
+      } catch (SQLException e) {
+        pid = 0; // a pool that will not unwrap: no cancel after a lost statement
+      }
+      this.backendPid = pid;
+      if (autoCommit) {
+        connection.setAutoCommit(false);
+      }
+    }
+
+    /**
+     * Commits: true when it committed; false when the connection was lost during the commit, so it may have
+     * ({@link #failure} says why); throws when the commit certainly failed (the server refused it).
+     */
+    boolean commit() throws SQLException {
+      try {
+        connection.commit();
+        return true;
+      } catch (SQLException e) {
+        if (connectionLost(e)) {
+          failure = e;
+          return false;
+        }
+        throw e;
+      }
+    }
+
+    void rollback() throws SQLException {
+      connection.rollback();
+    }
+
+    /** The statement failed, so it did not commit: roll back what is left, and stop it if the server still runs it. */
+    void abandon(SQLException cause) {
+      try {
+        connection.rollback();
+      } catch (SQLException e) {
+        // the connection is gone: the server rolls the transaction back when it notices
+      }
+      if (backendPid != 0 && connectionLost(cause)) {
+        cancelOrphan();
+      }
+    }
+
+    /**
+     * After a lost connection (a client-side socket timeout, say) the server may still be running the statement,
+     * waiting on a row lock: it cannot commit (no COMMIT was sent), but it would hold its place in the lock's queue
+     * until it notices the connection is gone. Cancelled from a fresh connection, best effort; only that backend's
+     * write of this table is cancelled (a backend id reused since is left alone unless it runs the same statement,
+     * which then fails and changes nothing).
+     */
+    private void cancelOrphan() {
+      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+          "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = ? AND state = 'active'"
+              + " AND (query LIKE 'UPDATE toolcall_call SET state%' OR query LIKE 'INSERT INTO toolcall_call %')")) {
+        ps.setQueryTimeout(timeoutSeconds);
+        ps.setInt(1, backendPid);
+        ps.executeQuery().close();
+      } catch (SQLException e) {
+        log.debug("could not cancel the statement of backend {}: {}", backendPid, e.getMessage());
+      }
+    }
+
+    void close() {
+      try {
+        if (autoCommit && !connection.isClosed()) {
+          connection.setAutoCommit(true);
+        }
+      } catch (SQLException e) {
+        // lost: the pool finds it closed
+      }
+      closeQuietly(connection);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      // lost already
+    }
+  }
+
+  /** A token unique to one write of version {@code version}, as the row's {@code writers} records it. */
+  private String token(int version) {
+    return version + ":" + writerId + "-" + writes.incrementAndGet();
   }
 
   /**
@@ -177,38 +350,56 @@ public final class PostgresCallStore {
       throw new IllegalArgumentException("next must be version " + (expected.version() + 1L) + " of "
           + expected.where() + ", was version " + next.version() + " of " + next.where());
     }
+    String token = token(next.version());
     for (int attempt = 1; ; attempt++) {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-          "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now(),"
-              + " lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'"
-              + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
-        ps.setQueryTimeout(timeoutSeconds);
-        ps.setString(1, next.state().wireName());
-        ps.setInt(2, next.version());
-        ps.setString(3, next.document());
-        bindLease(ps, 4, next.state(), owner, lease);
-        ps.setString(6, next.sessionId());
-        ps.setString(7, next.callId());
-        ps.setInt(8, expected.version());
-        int rows = ps.executeUpdate();
-        if (rows == 1) {
+      Connection c = connect(next, "the write of version " + next.version());
+      Tx tx = null;
+      try {
+        tx = new Tx(c);
+        int rows;
+        try (PreparedStatement ps = c.prepareStatement(
+            "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now(),"
+                + " lease_owner = ?, lease_until = now() + ? * interval '1 millisecond',"
+                + " writers = (writers || ?::text)[greatest(1, cardinality(writers) - " + (WRITERS_KEPT - 2) + "):]"
+                + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
+          ps.setQueryTimeout(timeoutSeconds);
+          ps.setString(1, next.state().wireName());
+          ps.setInt(2, next.version());
+          ps.setString(3, Nul.escapeJson(next.document()));
+          bindLease(ps, 4, next.state(), owner, lease);
+          ps.setString(6, token);
+          ps.setString(7, Nul.escape(next.sessionId()));
+          ps.setString(8, Nul.escape(next.callId()));
+          ps.setInt(9, expected.version());
+          rows = ps.executeUpdate();
+        }
+        if (rows == 0) {
+          tx.rollback();
+          return new CasResult(false, loadOrThrow(next.sessionId(), next.callId()).orElseThrow(() ->
+              new StoreException(next.where() + ": the row is gone", null)));
+        }
+        if (tx.commit()) {
           return new CasResult(true, next);
         }
-        return new CasResult(false, loadOrThrow(next.sessionId(), next.callId()).orElseThrow(() ->
-            new StoreException(next.where() + ": the row is gone", null)));
+        return settle(expected, next, token, tx.failure);
       } catch (SQLException e) {
+        if (tx != null) {
+          tx.abandon(e);
+        }
         if (retryable(e) && attempt < RETRIES) {
           continue;
         }
-        if (connectionLost(e)) {
-          return settle(expected, next, e);
-        }
         throw new StoreException(next.where() + ": the write of version " + next.version() + " failed and"
             + " changed nothing: " + e.getMessage(), e);
+      } finally {
+        if (tx != null) {
+          tx.close();
+        } else {
+          closeQuietly(c);
+        }
       }
     }
   }
-
   /**
    * Whether a runtime drives a call in {@code state} (so its row carries that runtime's lease): every state but
    * waiting for a person (which anyone may answer, and its deadline bounds) and the ends.
@@ -232,38 +423,129 @@ public final class PostgresCallStore {
     }
   }
 
-  /** The connection died while the write was under way: read the row again to learn whether it was applied. */
-  private CasResult settle(StoredCall expected, StoredCall next, SQLException cause) {
-    StoredCall now;
+  /** The row and its record of writers, read once any transaction writing it has ended; empty when there is none. */
+  private Optional<Map.Entry<StoredCall, List<String>>> settledRow(StoredCall call) throws SQLException {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT " + COLUMNS + ", writers FROM toolcall_call WHERE session_id = ? AND call_id = ? FOR SHARE")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, Nul.escape(call.sessionId()));
+      ps.setString(2, Nul.escape(call.callId()));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        java.sql.Array a = rs.getArray(7);
+        List<String> writers = a == null ? List.of() : List.of((String[]) a.getArray());
+        return Optional.of(Map.entry(row(rs), writers));
+      }
+    }
+  }
+
+  /**
+   * The connection was lost while the commit of {@code next} was under way, so it may have committed. Settled from
+   * the row's record of who wrote each of its last versions, read once every transaction writing the row has ended
+   * (FOR SHARE waits for one still committing): the write won if its token is there, whatever the row's version is
+   * now (another runtime may have moved the call on since); it lost if the row records another writer of that version;
+   * it was not applied if the row is still at {@code expected}'s version. Anything else is
+   * {@link StoreException#outcomeUnknown()}.
+   */
+  private CasResult settle(StoredCall expected, StoredCall next, String token, SQLException cause) {
+    Map.Entry<StoredCall, List<String>> now;
     try {
-      now = loadOrThrow(next.sessionId(), next.callId()).orElseThrow(() ->
-          new StoreException(next.where() + ": the row is gone", cause));
+      now = settledRow(next).orElseThrow(() -> new StoreException(next.where() + ": the connection died during the"
+          + " commit of version " + next.version() + ", and the row is gone", cause, true));
     } catch (SQLException e) {
       e.addSuppressed(cause);
-      throw new StoreException(next.where() + ": the connection died during the write of version " + next.version()
+      throw new StoreException(next.where() + ": the connection died during the commit of version " + next.version()
           + ", and the row could not be read to settle it: " + e.getMessage(), e, true);
     }
-    if (now.version() == next.version() && now.state() == next.state() && sameJson(now.document(), next.document())) {
-      return new CasResult(true, now);
+    StoredCall row = now.getKey();
+    List<String> writers = now.getValue();
+    if (writers.contains(token)) {
+      return new CasResult(true, next);
     }
-    if (now.version() == expected.version()) {
+    if (row.version() == expected.version()) {
       throw new StoreException(next.where() + ": the write of version " + next.version() + " was not applied (the"
           + " connection died before it committed): " + cause.getMessage(), cause);
     }
-    return new CasResult(false, now);
+    String prefix = next.version() + ":";
+    if (row.version() >= next.version() && writers.stream().anyMatch(w -> w.startsWith(prefix))) {
+      return new CasResult(false, row);
+    }
+    throw new StoreException(next.where() + ": the connection died during the commit of version " + next.version()
+        + ", and the row (now at version " + row.version() + ") no longer records who wrote it",
+        cause, true);
+  }
+
+  /** As {@link #settle}, for an insert: it won if the row records its token, lost if another's, not applied if none. */
+  private boolean settleInsert(StoredCall call, String token, SQLException cause) {
+    Optional<Map.Entry<StoredCall, List<String>>> now;
+    try {
+      now = settledRow(call);
+    } catch (SQLException e) {
+      e.addSuppressed(cause);
+      throw new StoreException(call.where() + ": the connection died during the commit of its insert, and the row"
+          + " could not be read to settle it: " + e.getMessage(), e, true);
+    }
+    if (now.isEmpty()) {
+      throw new StoreException(call.where() + ": the insert was not applied (the connection died before it"
+          + " committed): " + cause.getMessage(), cause);
+    }
+    List<String> writers = now.get().getValue();
+    if (writers.contains(token)) {
+      return true;
+    }
+    if (writers.isEmpty() || !writers.get(0).startsWith(call.version() + ":")) {
+      throw new StoreException(call.where() + ": the connection died during the commit of its insert, and the row no"
+          + " longer records who wrote it", cause, true);
+    }
+    return false; // another writer stored the call first
   }
 
   /**
    * The calls that have not ended, in the order they were stored (what a restarting runtime reads). A row this
-   * version cannot read is left out, and logged at WARN naming it; the others are returned.
+   * version cannot read is left out, and named in a WARN once per row while this store runs; the others are returned.
    */
   public List<StoredCall> active() {
-    return active(e -> log.warn("{}", e.getMessage()));
+    return active(this::unreadable);
   }
 
   /** {@link #active()}, handing each row this version cannot read to {@code unreadable} instead of the log. */
   public List<StoredCall> active(java.util.function.Consumer<? super StoreException> unreadable) {
     Objects.requireNonNull(unreadable, "unreadable");
+    return active((key, e) -> unreadable.accept(e));
+  }
+
+  /** The rows whose unreadability was logged already (keys of {@link #key}), the latest 4,096; guarded by itself. */
+  private final java.util.Map<String, Boolean> named = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > 4096;
+    }
+  };
+
+  /**
+   * Logs that a row cannot be read by this version, at WARN, once per row while this store runs (a row written by a
+   * newer runtime stays unreadable here for good, and each sweep and restore meets it again).
+   */
+  private void unreadable(String key, StoreException e) {
+    boolean first;
+    synchronized (named) {
+      first = named.put(key, Boolean.TRUE) == null;
+    }
+    if (first) {
+      log.warn("{} (said once per row)", e.getMessage());
+    }
+  }
+
+  /** The key of a row in {@link #named}, from its stored (escaped) ids. */
+  private static String key(String storedSession, String storedCall) {
+    return storedSession.length() + ":" + storedSession + storedCall;
+  }
+
+  private List<StoredCall> active(java.util.function.BiConsumer<String, StoreException> unreadable) {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
         "SELECT " + COLUMNS + " FROM toolcall_call WHERE state NOT IN " + ENDED + " ORDER BY seq")) {
       ps.setQueryTimeout(timeoutSeconds);
@@ -273,7 +555,7 @@ public final class PostgresCallStore {
           try {
             out.add(row(rs));
           } catch (StoreException e) {
-            unreadable.accept(e);
+            unreadable.accept(key(rs.getString(1), rs.getString(2)), e);
           }
         }
       }
@@ -286,55 +568,81 @@ public final class PostgresCallStore {
   /** Deletes the calls that ended before {@code cutoff} (retention); returns how many. */
   public int deleteEndedBefore(Instant cutoff) {
     Objects.requireNonNull(cutoff, "cutoff");
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+    try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
         "DELETE FROM toolcall_call WHERE state IN " + ENDED + " AND updated_at < ?")) {
       ps.setQueryTimeout(timeoutSeconds);
       ps.setTimestamp(1, Timestamp.from(cutoff));
       return ps.executeUpdate();
     } catch (SQLException e) {
-      throw new StoreException("deleting ended calls failed: " + e.getMessage(), e);
+      throw new StoreException("deleting ended calls failed: " + e.getMessage(), e,
+          connectionLost(e));
     }
   }
 
   /** A row as this version reads it, or a {@link StoreException} naming the row. */
   private static StoredCall row(ResultSet rs) throws SQLException {
-    String session = rs.getString(1);
-    String call = rs.getString(2);
+    String session;
+    String call;
+    String tool;
+    try {
+      session = Nul.unescape(rs.getString(1));
+      call = Nul.unescape(rs.getString(2));
+      tool = Nul.unescape(rs.getString(3));
+    } catch (IllegalArgumentException e) {
+      throw StoreException.corrupt("row " + rs.getString(1) + "/" + rs.getString(2) + ": its ids cannot be read: "
+          + e.getMessage(), e);
+    }
     String where = "row " + session + "/" + call;
     ToolCallState state;
     try {
       state = ToolCallState.fromWireName(rs.getString(4));
     } catch (IllegalArgumentException e) {
-      throw new StoreException(where + ": state '" + rs.getString(4) + "' is unknown to this version of the library"
+      throw StoreException.corrupt(where + ": state '" + rs.getString(4) + "' is unknown to this version of the library"
           + " (written by a newer one?); the row is left as it is", e);
     }
     int version = rs.getInt(5);
-    if (version == Integer.MAX_VALUE) {
-      throw new StoreException(where + ": version " + version + " is the last one; the call cannot change again",
+    if (version == Integer.MAX_VALUE && !state.isTerminal()) {
+      throw StoreException.corrupt(where + ": version " + version + " is the last one, so the call could never end",
           null);
     }
-    String document = rs.getString(6);
+    String document;
+    try {
+      document = Nul.unescapeJson(rs.getString(6));
+    } catch (IllegalArgumentException e) {
+      throw StoreException.corrupt(where + ": its document cannot be read: " + e.getMessage(), e);
+    }
     if (state.isTerminal()) {
       JsonNode outcome;
       try {
         outcome = JSON.readTree(document).get("outcome");
       } catch (JsonProcessingException e) {
-        throw new StoreException(where + ": its document is not JSON", e);
+        throw StoreException.corrupt(where + ": its document is not JSON", e);
       }
       if (outcome == null || outcome.isNull()) {
-        throw new StoreException(where + ": it ended " + state.wireName() + " but its document has no outcome",
+        throw StoreException.corrupt(where + ": it ended " + state.wireName() + " but its document has no outcome",
             null);
       }
     }
-    return new StoredCall(session, call, rs.getString(3), state, version, document);
+    return new StoredCall(session, call, tool, state, version, document);
   }
 
-  private static boolean sameJson(String a, String b) {
+  /**
+   * A connection for a write that is one autocommit statement; when none can be had, a {@link StoreException} saying
+   * the write was not sent (so it certainly did not commit). A connection lost once the statement was sent is
+   * {@link StoreException#outcomeUnknown()}: these writes are idempotent, and trying again settles them.
+   */
+  private Connection writeConnection() {
     try {
-      return JSON.readTree(a).equals(JSON.readTree(b));
-    } catch (JsonProcessingException e) {
-      return false;
+      return dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new StoreException("the write was not sent (no connection to the database) and changed nothing: "
+          + e.getMessage(), e);
     }
+  }
+
+  /** Whether the runtime should try a write that failed with {@code failure} again: not when retrying cannot fix it. */
+  static boolean retriable(RuntimeException failure) {
+    return !(failure instanceof StoreException e) || e.retriable();
   }
 
   /** Serialization failure or deadlock: the transaction may be retried. */
@@ -375,6 +683,11 @@ public final class PostgresCallStore {
       }
 
       @Override
+      public boolean retriable(RuntimeException failure) {
+        return PostgresCallStore.retriable(failure);
+      }
+
+      @Override
       public String toString() {
         return "PostgresCallStore.calls()";
       }
@@ -384,19 +697,19 @@ public final class PostgresCallStore {
   /**
    * The calls that have not ended, as a runtime snapshot a restarting runtime restores
    * ({@code runtime.restore(store.snapshot(clock))}): each row's entry, the waiting calls' requests in the order they
-   * were asked, and the session grants of {@link #sessionGrants()}. A row this version cannot read is left out and
-   * logged.
-   *
-   * @throws dev.toolcall.CorruptSnapshotException if a row's document is not a call's entry (naming the row)
+   * were asked, and the session grants of {@link #sessionGrants()}. A row this version cannot read (its state or a
+   * field of its document is unknown here: written by a newer version, say) is left out and left as it is, for a
+   * runtime that can read it, and is named in a WARN once per row; the others are restored. (A file snapshot, by
+   * contrast, is read whole or not at all.)
    */
   public dev.toolcall.RuntimeSnapshot snapshot(java.time.Clock clock) {
     Objects.requireNonNull(clock, "clock");
     List<dev.toolcall.RuntimeSnapshot.Call> calls = new ArrayList<>();
     for (StoredCall row : active()) {
       try {
-        calls.add(dev.toolcall.RuntimeSnapshot.callFromJson(row.document()));
-      } catch (dev.toolcall.CorruptSnapshotException e) {
-        throw new dev.toolcall.CorruptSnapshotException(row.where(), e.why(), e);
+        calls.add(entry(row));
+      } catch (StoreException e) { // written by a newer version, say: left as it is, for a runtime that reads it
+        unreadable(key(Nul.escape(row.sessionId()), Nul.escape(row.callId())), e);
       }
     }
     dev.toolcall.RuntimeSnapshot bare = dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
@@ -416,11 +729,22 @@ public final class PostgresCallStore {
 
   /** A row's document as a call's entry, or a {@link StoreException} naming the row. */
   static dev.toolcall.RuntimeSnapshot.Call entry(StoredCall row) {
+    dev.toolcall.RuntimeSnapshot.Call call;
     try {
-      return dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
+      call = dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
     } catch (dev.toolcall.CorruptSnapshotException e) {
-      throw new StoreException(row.where() + ": its document is not a call's entry: " + e.getMessage(), e);
+      throw StoreException.corrupt(row.where() + ": its document is not a call's entry: " + e.getMessage(), e);
     }
+    if (!call.sessionId().equals(row.sessionId()) || !call.callId().equals(row.callId())) {
+      throw StoreException.corrupt(row.where() + ": its document is the entry of call " + call.sessionId() + "/"
+          + call.callId() + "; the row is left as it is", null);
+    }
+    if (call.version() != row.version() || call.state() != row.state()) {
+      throw StoreException.corrupt(row.where() + ": its document holds version " + call.version() + " ("
+          + call.state().wireName() + ") but the row version " + row.version() + " (" + row.state().wireName()
+          + "); the row is left as it is", null);
+    }
+    return call;
   }
 
   /**
@@ -436,17 +760,18 @@ public final class PostgresCallStore {
   public boolean saveConversation(dev.toolcall.conversation.AgentSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");
     String id = snapshot.conversation().conversationId();
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+    try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
         "INSERT INTO toolcall_conversation (conversation_id, version, document) VALUES (?, ?, ?::jsonb)"
             + " ON CONFLICT (conversation_id) DO UPDATE SET version = EXCLUDED.version, document = EXCLUDED.document,"
             + " updated_at = now() WHERE toolcall_conversation.version < EXCLUDED.version")) {
       ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, id);
+      ps.setString(1, Nul.escape(id));
       ps.setInt(2, snapshot.conversation().version());
-      ps.setString(3, snapshot.toJson());
+      ps.setString(3, Nul.escapeJson(snapshot.toJson()));
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {
-      throw new StoreException("conversation " + id + ": save failed: " + e.getMessage(), e);
+      throw new StoreException("conversation " + id + ": save failed: " + e.getMessage(), e,
+          connectionLost(e));
     }
   }
 
@@ -460,13 +785,13 @@ public final class PostgresCallStore {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
         "SELECT document::text FROM toolcall_conversation WHERE conversation_id = ?")) {
       ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, conversationId);
+      ps.setString(1, Nul.escape(conversationId));
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return Optional.empty();
         }
         try {
-          return Optional.of(dev.toolcall.conversation.AgentSnapshot.fromJson(rs.getString(1)));
+          return Optional.of(dev.toolcall.conversation.AgentSnapshot.fromJson(Nul.unescapeJson(rs.getString(1))));
         } catch (IllegalArgumentException e) {
           throw new StoreException("conversation " + conversationId + ": its document cannot be read: "
               + e.getMessage(), e);
@@ -480,13 +805,14 @@ public final class PostgresCallStore {
   /** Deletes the saved state of {@code conversationId} (its conversation is over); whether there was one. */
   public boolean deleteConversation(String conversationId) {
     Objects.requireNonNull(conversationId, "conversationId");
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+    try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
         "DELETE FROM toolcall_conversation WHERE conversation_id = ?")) {
       ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, conversationId);
+      ps.setString(1, Nul.escape(conversationId));
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {
-      throw new StoreException("conversation " + conversationId + ": delete failed: " + e.getMessage(), e);
+      throw new StoreException("conversation " + conversationId + ": delete failed: " + e.getMessage(), e,
+          connectionLost(e));
     }
   }
 
@@ -521,22 +847,24 @@ public final class PostgresCallStore {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setQueryTimeout(timeoutSeconds);
         if (sessionId != null) {
-          ps.setString(1, sessionId);
+          ps.setString(1, Nul.escape(sessionId));
         }
         java.util.Map<String, List<dev.toolcall.permission.Grant>> out = new java.util.LinkedHashMap<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             String where = "session grant " + rs.getString(1) + "/" + rs.getString(2);
             dev.toolcall.permission.Grant g;
+            String session;
             try {
+              session = Nul.unescape(rs.getString(1));
               Timestamp expires = rs.getTimestamp(6);
-              g = new dev.toolcall.permission.Grant(rs.getString(2), rs.getString(3),
-                  GrantPatterns.read(rs.getString(7), rs.getString(4)), rs.getTimestamp(5).toInstant(),
+              g = new dev.toolcall.permission.Grant(Nul.unescape(rs.getString(2)), Nul.unescape(rs.getString(3)),
+                  GrantPatterns.read(rs.getString(7), Nul.unescape(rs.getString(4))), rs.getTimestamp(5).toInstant(),
                   expires == null ? null : expires.toInstant());
             } catch (IllegalArgumentException e) {
-              throw new StoreException(where + ": cannot be read: " + e.getMessage(), e);
+              throw StoreException.corrupt(where + ": cannot be read: " + e.getMessage(), e);
             }
-            out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(g);
+            out.computeIfAbsent(session, k -> new ArrayList<>()).add(g);
           }
         }
         out.replaceAll((k, v) -> List.copyOf(v));
@@ -572,14 +900,15 @@ public final class PostgresCallStore {
     }
 
     private int update(String sql, Object... args) {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+      try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setQueryTimeout(timeoutSeconds);
         for (int i = 0; i < args.length; i++) {
-          ps.setObject(i + 1, args[i]);
+          ps.setObject(i + 1, args[i] instanceof String t ? Nul.escape(t) : args[i]);
         }
         return ps.executeUpdate();
       } catch (SQLException e) {
-        throw new StoreException("writing session grants failed: " + e.getMessage(), e);
+        throw new StoreException("writing session grants failed: " + e.getMessage(), e,
+          connectionLost(e));
       }
     }
 
@@ -638,6 +967,11 @@ public final class PostgresCallStore {
     }
 
     @Override
+    public boolean retriable(RuntimeException failure) {
+      return PostgresCallStore.retriable(failure);
+    }
+
+    @Override
     public String owner() {
       return owner;
     }
@@ -653,7 +987,7 @@ public final class PostgresCallStore {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
           + " FROM toolcall_call WHERE state = 'permission_pending' AND document #>> '{permission,requestId}' = ?")) {
         ps.setQueryTimeout(timeoutSeconds);
-        ps.setString(1, requestId);
+        ps.setString(1, Nul.escape(requestId));
         try (ResultSet rs = ps.executeQuery()) {
           return rs.next() ? Optional.of(entry(row(rs))) : Optional.empty();
         }
@@ -664,7 +998,7 @@ public final class PostgresCallStore {
 
     @Override
     public int renewLeases() {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+      try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
           "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
               + " WHERE lease_owner = ?")) { // only rows it drives carry a lease
         ps.setQueryTimeout(timeoutSeconds);
@@ -672,19 +1006,21 @@ public final class PostgresCallStore {
         ps.setString(2, owner);
         return ps.executeUpdate();
       } catch (SQLException e) {
-        throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e);
+        throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e,
+          connectionLost(e));
       }
     }
 
     @Override
     public int releaseLeases() {
-      try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+      try (Connection c = writeConnection(); PreparedStatement ps = c.prepareStatement(
           "UPDATE toolcall_call SET lease_until = now() WHERE lease_owner = ?")) {
         ps.setQueryTimeout(timeoutSeconds);
         ps.setString(1, owner);
         return ps.executeUpdate();
       } catch (SQLException e) {
-        throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e);
+        throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e,
+          connectionLost(e));
       }
     }
 
@@ -693,7 +1029,7 @@ public final class PostgresCallStore {
       try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS
           + " FROM toolcall_call WHERE state NOT IN " + ENDED + " AND (state <> 'permission_pending'"
           + " AND lease_until <= now()"
-          + " OR state = 'permission_pending' AND (document #>> '{permission,deadline}')::timestamptz < now())"
+          + " OR state = 'permission_pending' AND " + DEADLINE + " < now())"
           + " ORDER BY seq")) {
         ps.setQueryTimeout(timeoutSeconds);
         List<dev.toolcall.RuntimeSnapshot.Call> out = new ArrayList<>();
@@ -702,7 +1038,7 @@ public final class PostgresCallStore {
             try {
               out.add(entry(row(rs)));
             } catch (StoreException e) {
-              log.warn("{}", e.getMessage());
+              unreadable(key(rs.getString(1), rs.getString(2)), e);
             }
           }
         }

@@ -188,7 +188,9 @@ public final class Presenter {
     return new ToolCallView(snapshot.callId(), snapshot.toolName(), snapshot.identity().parent(), depth, isNested,
         hasNested, raw, Text.preview(previewSource(snapshot.arguments()), argumentsPreviewLength), state, display,
         theme.style(display), show, countdown, snapshot.attempt(), retry, tail, dropped, result, error, durations,
-        inState, elapsed, snapshot.version(), snapshot.toolStarted(), queuePosition);
+        inState, elapsed, snapshot.version(), snapshot.toolStarted(), queuePosition,
+        snapshot.identity().label().equals(snapshot.callId()) ? Optional.empty()
+            : Optional.of(snapshot.identity().label()));
   }
 
   private static String previewSource(ToolArguments a) {

@@ -43,13 +43,15 @@ import java.util.Optional;
  *     validated ({@link dev.toolcall.ToolCallSnapshot#toolStarted()}): its RUNNING segment reads "validating"
  * @param queuePosition the call's place among the calls of the view's tree that wait for a person's answer, while
  *     displayed {@link ToolCallState#PERMISSION_PENDING} (oldest request first); empty for a view made on its own
+ * @param providerCallId the id the provider sent for the call when the library minted {@code callId} (a blank,
+ *     missing or reused id; {@link dev.toolcall.ToolCallIdentity#label()}); empty when the call id is the provider's
  */
 public record ToolCallView(String callId, String toolName, Optional<String> parentCallId, int depth,
     boolean isNested, boolean hasNested, String arguments, String argumentsPreview, ToolCallState state,
     ToolCallState displayState, StateStyle style, boolean showContent, Optional<Countdown> countdown, int attempt,
     Optional<Retry> retry, List<String> outputTail, long outputDropped, Optional<String> result,
     Optional<String> error, List<StateDuration> durations, Duration timeInState, Duration elapsed, int version,
-    boolean toolStarted, Optional<QueuePosition> queuePosition) {
+    boolean toolStarted, Optional<QueuePosition> queuePosition, Optional<String> providerCallId) {
 
   /**
    * A waiting permission request's place in the queue of requests a person answers oldest first.
@@ -192,6 +194,7 @@ public record ToolCallView(String callId, String toolName, Optional<String> pare
     StringBuilder b = new StringBuilder();
     b.append("Tool: ").append(toolName).append('\n');
     b.append("Call: ").append(callId).append('\n');
+    providerCallId.ifPresent(p -> b.append("Provider's id: ").append(p.isEmpty() ? "(none)" : p).append('\n'));
     parentCallId.ifPresent(p -> b.append("Parent: ").append(p).append('\n'));
     b.append("Arguments: ").append(arguments).append('\n');
     b.append("State: ").append(displayState.wireName());

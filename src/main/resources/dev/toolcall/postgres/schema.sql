@@ -69,3 +69,8 @@ END $$;
 DROP TRIGGER IF EXISTS toolcall_call_notify ON toolcall_call;
 CREATE TRIGGER toolcall_call_notify AFTER INSERT OR UPDATE ON toolcall_call
   FOR EACH ROW EXECUTE FUNCTION toolcall_call_notify();
+-- Schema version 2: who wrote each of a row's last versions ('<version>:<token>', the last 16), so that a write whose
+-- commit lost its answer (the connection died) is settled by whether its own token is there, whatever the row's
+-- version is now.
+ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS writers text[] NOT NULL DEFAULT '{}';
+INSERT INTO toolcall_schema (version) VALUES (2) ON CONFLICT DO NOTHING;

@@ -138,7 +138,7 @@ class ModelSeamTest {
   }
 
   @Test
-  void aCallIdOfTheSeededHistoryCannotBeUsedAgain() throws Exception {
+  void aCallIdOfTheSeededHistoryUsedAgainIsANewCallUnderAMintedId() throws Exception {
     List<Message> history = List.of(new UserMessage("one"),
         new AssistantMessage("", List.of(call("c1", "echo", "{}"))),
         new ToolResultMessage("c1", "echo", "echoed", false), new AssistantMessage("ok", List.of()));
@@ -148,10 +148,15 @@ class ModelSeamTest {
     TurnResult r = await(agent.send("again"));
 
     assertThat(r.toolResults()).singleElement().satisfies(m -> {
-      assertThat(m.callId()).isEqualTo("c1");
-      assertThat(m.isError()).isTrue();
+      assertThat(m.callId()).as("answered under the provider's id").isEqualTo("c1");
+      assertThat(m.isError()).isFalse();
     });
-    assertThat(r.calls()).isEmpty(); // refused: it never ran
+    assertThat(r.calls()).singleElement().satisfies(c -> {
+      assertThat(c.callId()).as("the library's own id").isNotEqualTo("c1").startsWith("call_");
+      assertThat(c.snapshot().identity().label()).isEqualTo("c1");
+      assertThat(dev.toolcall.presentation.Presenter.create().views(List.of(c.snapshot())).get(0).providerCallId())
+          .as("a view shows the provider's id beside the call id").contains("c1");
+    });
   }
 
   @Test

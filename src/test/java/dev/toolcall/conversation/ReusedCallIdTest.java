@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Every tool call of an assistant message gets exactly one result message, right after that message, whatever ids
  * the model sends: an id reused in a later response (some providers number ids per response), an id used twice in
- * one response, a blank id or a blank tool name. A reused or blank id is not run, and the model is told why in that
- * call's result. Before: the scheduler handed back the earlier, finished call (its tool did not run), the result was
- * suppressed as a duplicate, and the history held a tool call with no result; a blank id or name threw in the model
- * client's path and failed the whole turn.
+ * one response, a blank id or a blank tool name. A blank id, or one an earlier response used (providers send {@code ""}
+ * and number ids per response), is a call of its own: the library mints its id, runs it, and answers it under the
+ * provider's id (issue 27, items 3-4; before, it was refused and never ran). An id used twice in one response runs
+ * once and both are answered; a blank tool name is answered with why it was not run.
  */
 class ReusedCallIdTest {
   private final List<String> ran = new CopyOnWriteArrayList<>();
@@ -62,20 +62,19 @@ class ReusedCallIdTest {
   }
 
   @Test
-  void anIdReusedInALaterResponseIsAnsweredAndTheModelIsToldWhy() throws Exception {
+  void anIdReusedInALaterResponseRunsAsANewCallAnsweredUnderItsId() throws Exception {
     ScriptedModel model = new ScriptedModel().thenCalls(call("call_1", "echo", "{\"n\":1}"))
         .thenCalls(call("call_1", "echo", "{\"n\":2}")).thenText("done");
     Agent agent = Agent.builder(model, runtime).build();
     TurnResult turn = agent.send("go").toCompletableFuture().get(10, TimeUnit.SECONDS);
 
     assertThat(turn.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
-    assertThat(ran).containsExactly("{\"n\":1}");
+    assertThat(ran).containsExactly("{\"n\":1}", "{\"n\":2}");
     List<Message> history = agent.messages();
     assertEveryCallAnsweredRightAfter(history);
     List<ToolResultMessage> results = results(history);
     assertThat(results).hasSize(2);
-    assertThat(results.get(1).isError()).isTrue();
-    assertThat(results.get(1).content()).contains("'call_1' was already used").contains("new, unique id");
+    assertThat(results).extracting(ToolResultMessage::content).containsExactly("echo {\"n\":1}", "echo {\"n\":2}");
     ModelRequest third = model.requests().get(2);
     assertEveryCallAnsweredRightAfter(third.messages());
   }
@@ -93,19 +92,21 @@ class ReusedCallIdTest {
   }
 
   @Test
-  void aBlankIdOrToolNameIsAnsweredAndTheOtherCallsRun() throws Exception {
+  void aBlankIdRunsAndABlankToolNameIsAnswered() throws Exception {
     ScriptedModel model = new ScriptedModel()
         .thenCalls(new ToolCallRequest("", "echo", "{}"), new ToolCallRequest("c2", " ", "{}"),
-            call("c3", "echo", "{\"n\":3}"))
+            call("c3", "echo", "{\"n\":3}"), new ToolCallRequest("", "echo", "{\"n\":4}"))
         .thenText("done");
     Agent agent = Agent.builder(model, runtime).build();
     TurnResult turn = agent.send("go").toCompletableFuture().get(10, TimeUnit.SECONDS);
     assertThat(turn.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
-    assertThat(ran).containsExactly("{\"n\":3}");
+    assertThat(ran).containsExactlyInAnyOrder("{}", "{\"n\":3}", "{\"n\":4}");
     assertEveryCallAnsweredRightAfter(agent.messages());
     List<ToolResultMessage> results = results(agent.messages());
-    assertThat(results.get(0).content()).contains("has no id");
+    assertThat(results.get(0).content()).isEqualTo("echo {}");
     assertThat(results.get(1).content()).contains("names no tool");
     assertThat(results.get(2).isError()).isFalse();
+    assertThat(results.get(3).content()).isEqualTo("echo {\"n\":4}");
+    assertThat(turn.calls()).extracting(c -> c.snapshot().identity().label()).contains("", "c3");
   }
 }

@@ -147,52 +147,6 @@ class TurnGuardsTest {
     assertThatThrownBy(() -> new GuardDecision(Verdict.ALLOWED, "why")).hasMessageContaining("message");
   }
 
-  @Test
-  void deduplicatorProcessesEachCallIdOnce() {
-    ResultDeduplicator dedup = new ResultDeduplicator();
-    assertThat(dedup.firstDelivery("c1")).isTrue();
-    assertThat(dedup.firstDelivery("c1")).isFalse();
-    assertThat(dedup.isDelivered("c1")).isTrue();
-    assertThat(dedup.isDelivered("c2")).isFalse();
-    ToolResultMessage a = new ToolResultMessage("c1", "t", "dup", false);
-    ToolResultMessage b = new ToolResultMessage("c2", "t", "first", false);
-    ToolResultMessage b2 = new ToolResultMessage("c2", "t", "second", true);
-    ToolResultMessage c = new ToolResultMessage("c3", "t", "x", false);
-    assertThat(dedup.firstDeliveries(List.of(a, b, b2, c))).containsExactly(b, c);
-    assertThat(dedup.size()).isEqualTo(3);
-    assertThatThrownBy(() -> dedup.firstDelivery(" ")).hasMessageContaining("callId");
-  }
-
-  /** Proves with real threads that of racing deliveries of one call id exactly one is processed. */
-  @Test
-  void racingDeliveriesOfOneCallIdHaveExactlyOneWinner() throws Exception {
-    int threads = 4;
-    int ids = 2_000;
-    ResultDeduplicator dedup = new ResultDeduplicator();
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<List<String>>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      futures.add(pool.submit(() -> {
-        start.await();
-        List<String> won = new ArrayList<>();
-        for (int i = 0; i < ids; i++) {
-          if (dedup.firstDelivery("call-" + i)) {
-            won.add("call-" + i);
-          }
-        }
-        return won;
-      }));
-    }
-    start.countDown();
-    List<String> all = new ArrayList<>();
-    for (Future<List<String>> f : futures) {
-      all.addAll(f.get(30, TimeUnit.SECONDS));
-    }
-    pool.shutdown();
-    assertThat(all).hasSize(ids).doesNotHaveDuplicates();
-    assertThat(Collections.frequency(all, "call-0")).isEqualTo(1);
-  }
 
   /** Loop detection compares one JSON value each: text after the value makes the arguments different. */
   @Test

@@ -155,10 +155,8 @@ class PostgresCallStoreTest {
   @Test
   void aWriteWhoseConnectionDiedAfterCommitIsSettledByARead() {
     store.insert(call("after-commit", ToolCallState.RUNNING));
-    PostgresCallStore faulty = PostgresCallStore.create(failing(db, (ps, update) -> {
-      update.get();
-      throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
-    }));
+    PostgresCallStore faulty = PostgresCallStore.create(PostgresHardeningTest.losingTheCommitsAnswer(db, true,
+        () -> { }));
     StoredCall cur = store.load("s", "after-commit").orElseThrow();
     PostgresCallStore.CasResult r = faulty.compareAndSet(cur, cur.next(ToolCallState.RUNNING, doc("me", 1)));
     assertThat(r.won()).isTrue();
@@ -175,7 +173,7 @@ class PostgresCallStoreTest {
     StoredCall cur = store.load("s", "before-commit").orElseThrow();
     assertThatThrownBy(() -> faulty.compareAndSet(cur, cur.next(ToolCallState.RUNNING, doc("me", 1))))
         .isInstanceOfSatisfying(StoreException.class, e -> {
-          assertThat(e.getMessage()).contains("row s/before-commit", "was not applied");
+          assertThat(e.getMessage()).contains("row s/before-commit", "changed nothing");
           assertThat(e.outcomeUnknown()).isFalse();
         });
     assertThat(store.load("s", "before-commit").orElseThrow().version()).isZero();
@@ -217,7 +215,7 @@ class PostgresCallStoreTest {
           assertThat(killed).isEqualTo(1);
         }
         assertThatThrownBy(() -> blocked.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class)
-            .cause().hasMessageContaining("was not applied");
+            .cause().hasMessageContaining("changed nothing");
       } finally {
         pool.shutdownNow();
       }

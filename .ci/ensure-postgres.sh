@@ -2,7 +2,7 @@
 # Makes PostgreSQL's programs (initdb, pg_ctl) available for the store tests, which start a throwaway cluster of their
 # own on a free loopback port (dev.toolcall.postgres.PgCluster). Installs Debian's postgresql package when they are
 # missing; does nothing when TOOLCALL_PG_URL names an existing server (then the tests use it). Run by .ci/run; a
-# developer runs it once the same way: bash scripts/ensure-postgres.sh
+# developer runs it once the same way: bash .ci/ensure-postgres.sh
 set -euo pipefail
 if [ -n "${TOOLCALL_PG_URL:-}" ]; then
   echo "postgres: using TOOLCALL_PG_URL"
