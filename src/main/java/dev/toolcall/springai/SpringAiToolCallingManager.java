@@ -55,7 +55,8 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-} and a random UUID), whatever
  *       the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
  *       a true duplicate within one response all run, once each. Each response goes back under the provider's id,
- *       blank included, in the order of the calls, so every tool call gets exactly one result right after it.</li>
+ *       blank included, in the order of the calls, so every tool call gets exactly one result right after it. The
+ *       provider's id is the call's label ({@code ToolCallIdentity.label()}): events, views and spans show both.</li>
  *   <li>The manager waits for every call to end (at most {@code maxWait}) and returns the prompt's messages, the
  *       assistant message and one {@code ToolResponseMessage} holding a response per call, in order: a denied,
  *       failed or cancelled call's response is the text for the model. {@code returnDirect} is true when every
@@ -168,7 +169,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
           RequestCalls.bind(id, callback, context);
         }
         ids.add(id);
-        requests.add(CallRequest.of(id, name, args));
+        requests.add(CallRequest.labelled(id, c.id() == null ? "" : c.id(), name, args));
       }
       return answer(prompt, assistant, asked, offered, run(session, requests));
     } finally {

@@ -149,6 +149,11 @@ class SpringAiRequestToolsTest {
         .containsExactly(org.assertj.core.groups.Tuple.tuple("call_0", "\"build-time deployed c\""),
             org.assertj.core.groups.Tuple.tuple("call_0", "\"build-time deployed d\""));
     assertThat(failedAsDuplicate()).isZero();
+    assertThat(events).filteredOn(e -> e instanceof ToolCallEvent.StateChanged s && s.to().isTerminal())
+        .extracting(e -> ((ToolCallEvent) e).snapshot().identity())
+        .allSatisfy(id -> assertThat(id.callId()).startsWith(SpringAiToolCallingManager.CALL_ID_PREFIX))
+        .extracting(dev.toolcall.ToolCallIdentity::label)
+        .containsExactly("call_0", "call_0", "call_1", "call_0", "call_0");
   }
 
   /** Two users at once, each a conversation of two requests, every id blank: each gets its own results. */
