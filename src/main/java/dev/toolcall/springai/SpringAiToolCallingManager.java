@@ -49,9 +49,9 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *       timeouts and events. A tool the runtime has from {@link SpringAiTools} keeps its settings and runs the
  *       request's callback; a tool the runtime lacks is added to it on first use with the settings
  *       {@link Builder#customize} gives its name (approval by default) and runs only callbacks requests offer. A
- *       tool the application built otherwise runs as built. A name neither offers nor the runtime has is answered
- *       to the model as an unknown tool, never an exception. Empty or missing arguments reach the tool as
- *       {@code {}}, as Spring passes them.</li>
+ *       tool the application built otherwise runs as built. A call of a tool the request does not offer is never
+ *       run: it ends FAILED as an unknown tool, with the offered tools named for the model, never an exception.
+ *       Empty or missing arguments reach the tool as {@code {}}, as Spring passes them.</li>
  *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-} and a random UUID), whatever
  *       the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
  *       a true duplicate within one response all run, once each. Each response goes back under the provider's id,
@@ -152,29 +152,55 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     }
     String session = session(prompt);
     Map<String, ToolCallback> offered = offered(prompt);
+    java.util.Set<String> named = prompt.getOptions() instanceof ToolCallingChatOptions o
+        ? SpringAiCompat.toolNames(o) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
     ToolContext context = toolContext(prompt, assistant);
+    List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
+    CallResult[] results = new CallResult[asked.size()];
+    List<Integer> scheduled = new ArrayList<>();
     List<CallRequest> requests = new ArrayList<>();
     List<String> ids = new ArrayList<>();
-    List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
     try {
-      for (AssistantMessage.ToolCall c : asked) {
+      for (int i = 0; i < asked.size(); i++) {
+        AssistantMessage.ToolCall c = asked.get(i);
         // the library's own id per call: providers send blank ids, and number ids per response (call_0 every time);
-        // the response goes back under the provider's id below. A blank name is the model's error: answered.
+        // the provider's id is the call's label, and its response goes back under it. A blank name is answered.
         String id = CALL_ID_PREFIX + UUID.randomUUID();
+        String label = c.id() == null ? "" : c.id();
         String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
         String args = c.arguments() == null || c.arguments().isBlank() ? "{}" : c.arguments(); // as Spring does
         ToolCallback callback = offered.get(name);
+        if (callback == null && !named.contains(name)) { // not offered by this request: never run, answered
+          results[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
+              dev.toolcall.FailureKind.UNKNOWN_TOOL, notOffered(name, offered.keySet(), named)).snapshot());
+          continue;
+        }
         if (callback != null) {
           ensureTool(name, callback);
           RequestCalls.bind(id, callback, context);
+          ids.add(id);
         }
-        ids.add(id);
-        requests.add(CallRequest.labelled(id, c.id() == null ? "" : c.id(), name, args));
+        scheduled.add(i);
+        requests.add(CallRequest.labelled(id, label, name, args));
       }
-      return answer(prompt, assistant, asked, offered, run(session, requests));
+      if (!requests.isEmpty()) {
+        List<CallResult> ran = run(session, requests);
+        for (int k = 0; k < ran.size(); k++) {
+          results[scheduled.get(k)] = ran.get(k);
+        }
+      }
+      return answer(prompt, assistant, asked, offered, List.of(results));
     } finally {
       ids.forEach(RequestCalls::unbind);
     }
+  }
+
+  /** The model's message for a call of a tool its request did not offer. */
+  private static String notOffered(String name, java.util.Set<String> offered, java.util.Set<String> named) {
+    java.util.Set<String> all = new java.util.TreeSet<>(offered);
+    all.addAll(named);
+    return "Unknown tool '" + name + "': it is not offered in this request, so it was not run. "
+        + (all.isEmpty() ? "No tools are offered." : "The tools offered are: " + String.join(", ", all) + ".");
   }
 
   private List<CallResult> run(String session, List<CallRequest> requests) {

@@ -278,4 +278,32 @@ class SpringAiRequestToolsTest {
       assertThat(first.ran).containsExactly("ping");
     }
   }
+
+  /** The runtime has {@code deploy}; a request that offers only {@code ping} never runs it, nor asks for it. */
+  @Test
+  void aRuntimeToolTheRequestDoesNotOfferIsNotRun() {
+    ToolCallRuntime asking = ToolCallRuntime.builder().tools(SpringAiTools.tools(callbacks(buildTime),
+        (name, b) -> b.requiresApproval(true))).build();
+    List<PermissionRequest> askingAsked = new CopyOnWriteArrayList<>();
+    asking.permissions().onRequest(r -> {
+      askingAsked.add(r);
+      asking.permissions().decide(r.requestId(), Decision.approveOnce(r));
+    }, person);
+    try (SpringAiToolCallingManager m = SpringAiToolCallingManager.create(asking)) {
+      Ops perUser = new Ops("per-request");
+      List<ToolCallback> pingOnly = callbacks(perUser).stream().filter(c -> c.getToolDefinition().name()
+          .equals("ping")).toList();
+      SpringAiAdapterTest.ScriptedChatModel model = new SpringAiAdapterTest.ScriptedChatModel(m)
+          .then(p -> calls(call("c1", "deploy", "{\"env\":\"prod\"}"), call("c2", "ping", "{}")))
+          .then(p -> text("ok"));
+      assertThat(ChatClient.create(model).prompt().user("go").toolCallbacks(pingOnly).call().content())
+          .isEqualTo("ok");
+      assertThat(buildTime.ran).isEmpty();
+      assertThat(perUser.ran).containsExactly("ping");
+      assertThat(askingAsked).extracting(PermissionRequest::toolName).containsExactly("ping");
+      assertThat(responses(model, 1)).extracting(ToolResponseMessage.ToolResponse::id).containsExactly("c1", "c2");
+      assertThat(responses(model, 1).get(0).responseData()).contains("not offered").contains("ping");
+      assertThat(responses(model, 1).get(1).responseData()).isEqualTo("\"pong\"");
+    }
+  }
 }
