@@ -3,7 +3,9 @@ package dev.toolcall.springai;
 import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,12 +14,14 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
@@ -33,23 +37,37 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *
  * <ul>
  *   <li>{@link #resolveToolDefinitions}: the options' {@code ToolCallback}s, plus the tools the options name that
- *       the runtime has. The calls run the runtime's tools, not the callbacks: give the callbacks to the runtime
- *       with {@link SpringAiTools#tools} when you build it. A call of a tool the runtime lacks is answered to the
- *       model as an unknown tool, never an exception.</li>
+ *       the runtime has.</li>
  *   <li>{@link #executeToolCalls}: the tool calls of the response's first generation with tool calls are scheduled
  *       as one batch in the session of the request's conversation: the tool context's {@code conversationId}, else
  *       the chat memory's conversation id ({@link SpringAiConversationAdvisor} copies it into the tool context),
  *       else a fresh session of this batch alone ({@code spring-ai-} and a random UUID), so requests that name no
- *       conversation never share calls, results or "approve for the session" grants; the
- *       manager waits for every call to end (at most {@code maxWait}) and returns the prompt's messages, the
+ *       conversation never share calls, results or "approve for the session" grants.</li>
+ *   <li><b>What runs:</b> the {@code ToolCallback}s the request offers ({@code ChatClient.prompt().tools(obj)},
+ *       {@code toolCallbacks(..)}, the options' callbacks), each with the {@code ToolContext} Spring's own manager
+ *       passes (the options' tool context and the conversation history), under the runtime's permissions, policy,
+ *       timeouts and events. A tool the runtime has from {@link SpringAiTools} keeps its settings and runs the
+ *       request's callback; a tool the runtime lacks is added to it on first use with the settings
+ *       {@link Builder#customize} gives its name (approval by default) and runs only callbacks requests offer. A
+ *       tool the application built otherwise runs as built. A call of a tool the request does not offer is never
+ *       run: it ends FAILED as an unknown tool, with the offered tools named for the model, never an exception.
+ *       Empty or missing arguments reach the tool as {@code {}}, as Spring passes them.</li>
+ *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-} and a random UUID), whatever
+ *       the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
+ *       a true duplicate within one response all run, once each. Each response goes back under the provider's id,
+ *       blank included, in the order of the calls, so every tool call gets exactly one result right after it. The
+ *       provider's id is the call's label ({@code ToolCallIdentity.label()}): events, views and spans show both.</li>
+ *   <li>The manager waits for every call to end (at most {@code maxWait}) and returns the prompt's messages, the
  *       assistant message and one {@code ToolResponseMessage} holding a response per call, in order: a denied,
  *       failed or cancelled call's response is the text for the model. {@code returnDirect} is true when every
- *       call's tool is return-direct and completed.</li>
+ *       call's tool is return-direct and completed. The calling thread waits meanwhile, also for a person's
+ *       approval (see docs/integrations.md for a web front end).</li>
  * </ul>
- * Thread-safe: several requests may execute tools at once. Runs on Spring AI 1.1.x and 2.0.x (on 2.0 the
- * {@code ChatClient}'s {@code ToolCallingAdvisor} calls it; see docs/integrations.md).
+ * Thread-safe: several requests may execute tools at once. {@link #close()} closes the runtime (a Spring context
+ * closes an {@code AutoCloseable} bean). Runs on Spring AI 1.1.x and 2.0.x (on 2.0 the {@code ChatClient}'s
+ * {@code ToolCallingAdvisor} calls it; see docs/integrations.md).
  */
-public final class SpringAiToolCallingManager implements ToolCallingManager {
+public final class SpringAiToolCallingManager implements ToolCallingManager, AutoCloseable {
 
   /** The tool-context key whose value names the session (conversation) of the calls. */
   public static final String CONVERSATION_ID = "conversationId";
@@ -57,34 +75,50 @@ public final class SpringAiToolCallingManager implements ToolCallingManager {
   /** The prefix of the fresh session a batch gets when its prompt names no conversation. */
   static final String FRESH_SESSION_PREFIX = "spring-ai-";
 
+  /** The prefix of the id each call gets inside the library (the provider's id is only answered under). */
+  static final String CALL_ID_PREFIX = "spring-";
+
   private final ToolCallRuntime runtime;
   private final long maxWaitNanos;
+  private final BiConsumer<String, dev.toolcall.tool.ToolDefinition.Builder> customize;
 
-  private SpringAiToolCallingManager(ToolCallRuntime runtime, java.time.Duration maxWait) {
-    this.runtime = Objects.requireNonNull(runtime, "runtime");
-    this.maxWaitNanos = maxWait.toNanos();
+  private SpringAiToolCallingManager(Builder b) {
+    this.runtime = b.runtime;
+    this.maxWaitNanos = b.maxWait.toNanos();
+    this.customize = b.customize;
   }
 
   /** A manager over {@code runtime}, waiting at most 10 minutes for a batch (approvals may take a while). */
   public static SpringAiToolCallingManager create(ToolCallRuntime runtime) {
-    return create(runtime, java.time.Duration.ofMinutes(10));
+    return builder(runtime).build();
   }
 
   /**
    * A manager over {@code runtime} that waits at most {@code maxWait} for a batch; calls still open then are
    * cancelled and answered as such.
    */
-  public static SpringAiToolCallingManager create(ToolCallRuntime runtime, java.time.Duration maxWait) {
-    Objects.requireNonNull(maxWait, "maxWait");
-    if (maxWait.isNegative() || maxWait.isZero()) {
-      throw new IllegalArgumentException("maxWait must be positive, was " + maxWait);
-    }
-    return new SpringAiToolCallingManager(runtime, maxWait);
+  public static SpringAiToolCallingManager create(ToolCallRuntime runtime, Duration maxWait) {
+    return builder(runtime).maxWait(maxWait).build();
   }
 
-  /** The runtime the tools run in. */
+  /** A builder of a manager over {@code runtime}. */
+  public static Builder builder(ToolCallRuntime runtime) {
+    return new Builder(Objects.requireNonNull(runtime, "runtime"));
+  }
+
+  /** The runtime the tools run in: its permissions, events, policy and scheduler. */
   public ToolCallRuntime runtime() {
     return runtime;
+  }
+
+  /**
+   * Closes the runtime (see {@link ToolCallRuntime#close()}): calls in flight end, pending requests are released.
+   * A Spring context closes a {@code @Bean} that is {@code AutoCloseable} when it closes, so a manager defined as a
+   * bean takes its runtime down with the application. Idempotent.
+   */
+  @Override
+  public void close() {
+    runtime.close();
   }
 
   @Override
@@ -117,29 +151,76 @@ public final class SpringAiToolCallingManager implements ToolCallingManager {
       throw new IllegalStateException("the chat response has no tool call to execute");
     }
     String session = session(prompt);
-    List<CallRequest> requests = new ArrayList<>();
+    Map<String, ToolCallback> offered = offered(prompt);
+    java.util.Set<String> named = prompt.getOptions() instanceof ToolCallingChatOptions o
+        ? SpringAiCompat.toolNames(o) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
+    ToolContext context = toolContext(prompt, assistant);
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
-    for (int i = 0; i < asked.size(); i++) {
-      AssistantMessage.ToolCall c = asked.get(i);
-      // a blank id or name is the model's error: it is scheduled under a stand-in and answered, never thrown
-      String id = c.id() == null || c.id().isBlank() ? "spring-ai-call-" + (i + 1) : c.id();
-      String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
-      requests.add(CallRequest.of(id, name, c.arguments() == null ? "" : c.arguments()));
-    }
-    var batch = runtime.schedule(session, requests);
-    List<CallResult> results;
+    CallResult[] results = new CallResult[asked.size()];
+    List<Integer> scheduled = new ArrayList<>();
+    List<CallRequest> requests = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
     try {
-      results = batch.whenDone().toCompletableFuture().get(maxWaitNanos, TimeUnit.NANOSECONDS);
+      for (int i = 0; i < asked.size(); i++) {
+        AssistantMessage.ToolCall c = asked.get(i);
+        // the library's own id per call: providers send blank ids, and number ids per response (call_0 every time);
+        // the provider's id is the call's label, and its response goes back under it. A blank name is answered.
+        String id = CALL_ID_PREFIX + UUID.randomUUID();
+        String label = c.id() == null ? "" : c.id();
+        String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
+        String args = c.arguments() == null || c.arguments().isBlank() ? "{}" : c.arguments(); // as Spring does
+        ToolCallback callback = offered.get(name);
+        if (callback == null && !named.contains(name)) { // not offered by this request: never run, answered
+          results[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
+              dev.toolcall.FailureKind.UNKNOWN_TOOL, notOffered(name, offered.keySet(), named)).snapshot());
+          continue;
+        }
+        if (callback != null) {
+          ensureTool(name, callback);
+          RequestCalls.bind(id, callback, context);
+          ids.add(id);
+        }
+        scheduled.add(i);
+        requests.add(CallRequest.labelled(id, label, name, args));
+      }
+      if (!requests.isEmpty()) {
+        List<CallResult> ran = run(session, requests);
+        for (int k = 0; k < ran.size(); k++) {
+          results[scheduled.get(k)] = ran.get(k);
+        }
+      }
+      return answer(prompt, assistant, asked, offered, List.of(results));
+    } finally {
+      ids.forEach(RequestCalls::unbind);
+    }
+  }
+
+  /** The model's message for a call of a tool its request did not offer. */
+  private static String notOffered(String name, java.util.Set<String> offered, java.util.Set<String> named) {
+    java.util.Set<String> all = new java.util.TreeSet<>(offered);
+    all.addAll(named);
+    return "Unknown tool '" + name + "': it is not offered in this request, so it was not run. "
+        + (all.isEmpty() ? "No tools are offered." : "The tools offered are: " + String.join(", ", all) + ".");
+  }
+
+  private List<CallResult> run(String session, List<CallRequest> requests) {
+    var batch = runtime.schedule(session, requests);
+    try {
+      return batch.whenDone().toCompletableFuture().get(maxWaitNanos, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       batch.cancelAll("no answer within the tool calling manager's wait");
-      results = batch.join();
+      return batch.join();
     } catch (InterruptedException e) {
       batch.cancelAll("the request was interrupted");
       Thread.currentThread().interrupt();
-      results = batch.join();
+      return batch.join();
     } catch (ExecutionException e) {
       throw new IllegalStateException("the tool batch failed", e.getCause());
     }
+  }
+
+  private ToolExecutionResult answer(Prompt prompt, AssistantMessage assistant, List<AssistantMessage.ToolCall> asked,
+      Map<String, ToolCallback> offered, List<CallResult> results) {
     List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.size());
     boolean returnDirect = !results.isEmpty();
     for (int i = 0; i < results.size(); i++) {
@@ -147,14 +228,56 @@ public final class SpringAiToolCallingManager implements ToolCallingManager {
       AssistantMessage.ToolCall c = asked.get(i);
       responses.add(new ToolResponseMessage.ToolResponse(c.id() == null ? "" : c.id(),
           c.name() == null ? "" : c.name(), r.messageForModel()));
-      boolean direct = !r.isError() && runtime.registry().find(r.toolName())
-          .map(t -> t.definition().returnDirect()).orElse(false);
+      ToolCallback callback = offered.get(r.toolName());
+      boolean direct = !r.isError() && (callback != null ? callback.getToolMetadata().returnDirect()
+          : runtime.registry().find(r.toolName()).map(t -> t.definition().returnDirect()).orElse(false));
       returnDirect &= direct;
     }
     List<Message> history = new ArrayList<>(prompt.getInstructions());
     history.add(assistant);
     history.add(ToolResponseMessage.builder().responses(responses).build());
     return ToolExecutionResult.builder().conversationHistory(history).returnDirect(returnDirect).build();
+  }
+
+  /**
+   * Makes sure the runtime has a tool named {@code name} that runs the request's callback: a tool made by
+   * {@link SpringAiTools} does; a name the runtime lacks is added, with {@code customize}'s settings, and runs only
+   * the callbacks requests offer. A tool of that name the application built otherwise is left as it is (it runs).
+   */
+  private void ensureTool(String name, ToolCallback callback) {
+    if (runtime.registry().find(name).isPresent()) {
+      return;
+    }
+    dev.toolcall.tool.Tool tool = SpringAiTools.tool(callback, b -> customize.accept(name, b), true);
+    try {
+      runtime.updateTools(r -> r.find(name).isPresent() ? r : r.with(tool));
+    } catch (IllegalArgumentException e) { // an invalid schema: the call is answered as unknown, never thrown
+      org.slf4j.LoggerFactory.getLogger(SpringAiToolCallingManager.class)
+          .warn("tool {} offered by a request cannot be added: {}", name, e.getMessage());
+    }
+  }
+
+  /** The callbacks the prompt's options offer, by name (the first of a name wins, as Spring resolves them). */
+  private static Map<String, ToolCallback> offered(Prompt prompt) {
+    Map<String, ToolCallback> out = new LinkedHashMap<>();
+    if (prompt.getOptions() instanceof ToolCallingChatOptions o && o.getToolCallbacks() != null) {
+      for (ToolCallback c : o.getToolCallbacks()) {
+        out.putIfAbsent(c.getToolDefinition().name(), c);
+      }
+    }
+    return out;
+  }
+
+  /** The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. */
+  private static ToolContext toolContext(Prompt prompt, AssistantMessage assistant) {
+    if (!(prompt.getOptions() instanceof ToolCallingChatOptions o)) {
+      return new ToolContext(Map.of());
+    }
+    Map<String, Object> map = new HashMap<>(o.getToolContext() == null ? Map.of() : o.getToolContext());
+    List<Message> history = new ArrayList<>(prompt.getInstructions());
+    history.add(assistant);
+    map.put(ToolContext.TOOL_CALL_HISTORY, history);
+    return new ToolContext(map);
   }
 
   /**
@@ -171,5 +294,42 @@ public final class SpringAiToolCallingManager implements ToolCallingManager {
       }
     }
     return FRESH_SESSION_PREFIX + UUID.randomUUID();
+  }
+
+  /**
+   * Builds a {@link SpringAiToolCallingManager}. Not thread-safe; the manager it builds is immutable and thread-safe.
+   */
+  public static final class Builder {
+    private final ToolCallRuntime runtime;
+    private Duration maxWait = Duration.ofMinutes(10);
+    private BiConsumer<String, dev.toolcall.tool.ToolDefinition.Builder> customize = (name, b) -> {};
+
+    private Builder(ToolCallRuntime runtime) {
+      this.runtime = runtime;
+    }
+
+    /** The longest a batch is waited for (default 10 minutes); calls still open then are cancelled and answered. */
+    public Builder maxWait(Duration maxWait) {
+      Objects.requireNonNull(maxWait, "maxWait");
+      if (maxWait.isNegative() || maxWait.isZero()) {
+        throw new IllegalArgumentException("maxWait must be positive, was " + maxWait);
+      }
+      this.maxWait = maxWait;
+      return this;
+    }
+
+    /**
+     * The settings Spring AI does not say (approval, read-only, timeouts, retries) of each tool a request offers that
+     * the runtime lacks, by tool name; the default leaves every such tool requiring approval.
+     */
+    public Builder customize(BiConsumer<String, dev.toolcall.tool.ToolDefinition.Builder> customize) {
+      this.customize = Objects.requireNonNull(customize, "customize");
+      return this;
+    }
+
+    /** The manager. */
+    public SpringAiToolCallingManager build() {
+      return new SpringAiToolCallingManager(this);
+    }
   }
 }

@@ -18,6 +18,11 @@ import org.springframework.ai.tool.execution.ToolExecutionException;
  * scheduler's executor with a timeout, cancellation and retries. Its {@code returnDirect} metadata carries over.
  * Stateless and thread-safe.
  *
+ * <p>Empty or missing arguments reach the callback as {@code {}}, as Spring AI passes them. Under a
+ * {@link SpringAiToolCallingManager} a call runs the callback its request offered, with the request's
+ * {@code ToolContext} as Spring builds it (the options' tool context and the conversation history); otherwise it runs
+ * {@code callback} with no context.
+ *
  * <p>A {@link ToolExecutionException} ends the call FAILED with its cause's message for the model; anything else the
  * callback throws ends it FAILED through the scheduler's usual error text. A null result is an empty text.
  */
@@ -34,6 +39,16 @@ public final class SpringAiTools {
   public static Tool tool(ToolCallback callback, java.util.function.Consumer<ToolDefinition.Builder> customize) {
     Objects.requireNonNull(callback, "callback");
     Objects.requireNonNull(customize, "customize");
+    return tool(callback, customize, false);
+  }
+
+  /**
+   * The tool of {@code callback}; a call a {@link SpringAiToolCallingManager} scheduled runs the callback its request
+   * offered instead (with the request's {@code ToolContext}). With {@code requestOnly}, a call no request bound is
+   * answered as not offered: such a tool was added to the runtime for a request, not by the application.
+   */
+  static Tool tool(ToolCallback callback, java.util.function.Consumer<ToolDefinition.Builder> customize,
+      boolean requestOnly) {
     org.springframework.ai.tool.definition.ToolDefinition d = callback.getToolDefinition();
     ToolDefinition.Builder b = ToolDefinition.builder(d.name())
         .description(d.description() == null ? "" : d.description())
@@ -43,9 +58,15 @@ public final class SpringAiTools {
     }
     customize.accept(b);
     return Tool.of(b.build(), inv -> {
+      RequestCalls.Bound bound = RequestCalls.find(inv.callId());
+      if (bound == null && requestOnly) {
+        throw new ToolException("The tool " + d.name() + " is not offered in this request, so it was not run.");
+      }
+      String raw = inv.arguments().raw();
+      String args = raw == null || raw.isBlank() ? "{}" : raw; // as Spring passes empty arguments
       String out;
       try {
-        out = callback.call(inv.arguments().raw());
+        out = bound == null ? callback.call(args) : bound.callback().call(args, bound.context());
       } catch (ToolExecutionException e) {
         Throwable c = e.getCause() != null ? e.getCause() : e;
         throw new ToolException(c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage(), e);

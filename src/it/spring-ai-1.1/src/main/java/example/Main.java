@@ -37,7 +37,8 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Spring AI 1.1.x (Spring Boot 3.5's dependency versions) with toolcall-lifecycle: the drop-in manager under a real
  * ChatClient, blocking and streamed, with the tool loop in the model as Spring AI 1.1's provider models run it, the
- * chat memory's conversation id as the session, and a ChatModel as an Agent's model. Exits non-zero on any mismatch.
+ * chat memory's conversation id as the session, a ChatModel as an Agent's model, and
+ * a Spring Boot application that adopts it with one property ({@link #boot}). Exits non-zero on any mismatch.
  */
 public final class Main {
   private Main() {}
@@ -56,10 +57,16 @@ public final class Main {
    * manager (streamed: on Reactor's boundedElastic pool), as OpenAiChatModel does.
    */
   static final class ScriptedModel implements ChatModel {
+    private final String id; // the provider's call id: "call_0" in every response, or blank as Ollama and Gemini send
     private final ToolCallingManager manager; // null: the model never runs tools (an Agent drives the turn)
 
     ScriptedModel(ToolCallingManager manager) {
+      this(manager, "call_0");
+    }
+
+    ScriptedModel(ToolCallingManager manager, String id) {
       this.manager = manager;
+      this.id = id;
     }
 
     @Override
@@ -103,11 +110,60 @@ public final class Main {
       }
       String env = m.get(m.size() - 1).getText().replace("deploy ", "");
       return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("").toolCalls(List.of(
-          new AssistantMessage.ToolCall("call_0", "function", "deploy", "{\"env\":\"" + env + "\"}"))).build())));
+          new AssistantMessage.ToolCall(id, "function", "deploy", "{\"env\":\"" + env + "\"}"))).build())));
     }
   }
 
+  /** A Spring Boot application as it adopts the library: its tool bean, and one property (see {@link #boot}). */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  @org.springframework.boot.autoconfigure.EnableAutoConfiguration
+  public static class ShopApplication {
+    @org.springframework.context.annotation.Bean
+    org.springframework.ai.tool.ToolCallbackProvider shopTools() {
+      return MethodToolCallbackProvider.builder().toolObjects(new Shop()).build();
+    }
+  }
+
+  /**
+   * The auto-configuration from the installed jar: with only {@code toolcall.spring-ai.enabled=true} the manager
+   * bean is the library's, over a runtime bean built from the tool bean; blank ids in two requests of one
+   * conversation both run; the runtime closes with the context.
+   */
+  static void boot() {
+    org.springframework.boot.SpringApplication app = new org.springframework.boot.SpringApplication(
+        ShopApplication.class);
+    app.setWebApplicationType(org.springframework.boot.WebApplicationType.NONE);
+    app.setBannerMode(org.springframework.boot.Banner.Mode.OFF);
+    app.setLogStartupInfo(false);
+    ToolCallRuntime runtime;
+    ExecutorService person = Executors.newSingleThreadExecutor();
+    try (org.springframework.context.ConfigurableApplicationContext context =
+        app.run("--toolcall.spring-ai.enabled=true")) {
+      runtime = context.getBean(ToolCallRuntime.class);
+      ToolCallingManager manager = context.getBean(ToolCallingManager.class);
+      check("boot manager", manager.getClass().getSimpleName(), "SpringAiToolCallingManager");
+      check("boot tools", String.valueOf(runtime.registry().names()), "[deploy]");
+      ToolCallRuntime r = runtime;
+      r.permissions().onRequest(q -> r.permissions().decide(q.requestId(), Decision.approveOnce(q)), person);
+      ToolCallback[] tools = context.getBean(org.springframework.ai.tool.ToolCallbackProvider.class)
+          .getToolCallbacks();
+      ChatClient chat = ChatClient.builder(new ScriptedModel(manager, ""))
+          .defaultAdvisors(SpringAiConversationAdvisor.create())
+          .build();
+      for (String env : List.of("prod", "staging")) { // blank ids, one conversation: neither is a duplicate
+        check("boot round trip " + env, chat.prompt().user("deploy " + env).toolCallbacks(tools)
+            .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "boot-chat")).call().content(),
+            "done: \"deployed to " + env + "\"");
+      }
+    } finally {
+      person.shutdownNow();
+    }
+    check("boot runtime closed with the context", String.valueOf(runtime.scheduler().isClosed()), "true");
+    System.out.println("spring boot consumer: one property, two requests with blank ids, runtime closed");
+  }
+
   public static void main(String[] args) throws Exception {
+    boot();
     ToolCallback[] callbacks = MethodToolCallbackProvider.builder().toolObjects(new Shop()).build()
         .getToolCallbacks();
     ExecutorService person = Executors.newSingleThreadExecutor();
