@@ -1,0 +1,16 @@
+/**
+ * Tool calls and their approvals on the wire: an AG-UI endpoint and a web approval page.
+ *
+ * <ul>
+ *   <li>{@link dev.toolcall.agui.AguiEndpoint}: the framework-neutral core of the AG-UI protocol: a run's input
+ *       (JSON) in, Server-Sent-Event frames out; a turn that needs a person ends its run with an interrupt outcome,
+ *       and a later run answers it with resume entries.</li>
+ *   <li>{@link dev.toolcall.agui.ApprovalServer}: an embedded server on the JDK's own HTTP server that serves the
+ *       AG-UI endpoint and the approval page (no dependency).</li>
+ *   <li>{@link dev.toolcall.agui.SessionAccess} and {@link dev.toolcall.agui.SessionTokens}: who may read a
+ *       session's events and decide its requests.</li>
+ * </ul>
+ *
+ * <p>See {@code docs/agui.md}.
+ */
+package dev.toolcall.agui;
