@@ -237,8 +237,20 @@ public final class ApprovalServer implements AutoCloseable {
           throw new RefusedException(403, "forbidden", "not allowed for this session");
         }
         JsonNode answer = Wire.parse(body(x));
-        DecisionResult.Won won = (DecisionResult.Won) Wire.decide(runtime.permissions(), session,
-            answer.path("requestId").asText(""), answer);
+        String requestId = answer.path("requestId").asText("");
+        DecisionResult.Won won;
+        try {
+          won = (DecisionResult.Won) Wire.decide(runtime.permissions(), session, requestId, answer);
+        } catch (RefusedException e) {
+          // A late answer in this session (another tab, another instance won): say what won. Only within the
+          // caller's own session, so an id of another session still looks unknown.
+          if (e.code().equals("unknown_request")) {
+            board.answered(session, requestId).ifPresent(state -> {
+              throw new RefusedException(409, "already_answered", "already answered: " + state.wireName());
+            });
+          }
+          throw e;
+        }
         ObjectNode out = Wire.JSON.createObjectNode().put("result", "won")
             .put("state", won.snapshot().state().wireName());
         send(x, 200, "application/json", Wire.text(out));

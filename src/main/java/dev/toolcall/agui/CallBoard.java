@@ -37,6 +37,8 @@ final class CallBoard implements AutoCloseable {
   private final Clock clock;
   private final Map<String, Map<String, ToolCallSnapshot>> sessions = new ConcurrentHashMap<>();
   private final Map<String, List<Watcher>> watchers = new ConcurrentHashMap<>();
+  // session -> request id -> call id, of every request this board saw open (to tell a late answer what won)
+  private final Map<String, Map<String, String>> requests = new ConcurrentHashMap<>();
   private final Subscription subscription;
 
   CallBoard(ToolCallRuntime runtime, Presenter presenter, Clock clock) {
@@ -57,6 +59,10 @@ final class CallBoard implements AutoCloseable {
     String session = s.identity().sessionId();
     Map<String, ToolCallSnapshot> calls = sessions.computeIfAbsent(session, k -> new ConcurrentHashMap<>());
     calls.merge(s.callId(), s, (a, b) -> b.version() >= a.version() ? b : a);
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      PermissionRequest.of(s).ifPresent(r -> requests.computeIfAbsent(session, k -> new ConcurrentHashMap<>())
+          .put(r.requestId(), s.callId()));
+    }
     if (s.isTerminal() && calls.size() > KEEP_TERMINAL * 2) {
       trim(calls);
     }
@@ -111,6 +117,24 @@ final class CallBoard implements AutoCloseable {
         ? PermissionRequest.of(s).flatMap(p -> runtime.permissions().request(p.requestId()))
         : Optional.empty();
     return Wire.view(presenter.view(s), r);
+  }
+
+  /**
+   * What answered request {@code requestId} of {@code session}, if this board saw it open and it has been answered:
+   * the state the answer took the call to (permission_approved, permission_denied, cancelled).
+   */
+  Optional<ToolCallState> answered(String session, String requestId) {
+    String callId = requests.getOrDefault(session, Map.of()).get(requestId);
+    ToolCallSnapshot s = callId == null ? null : sessions.getOrDefault(session, Map.of()).get(callId);
+    if (s == null) {
+      return Optional.empty();
+    }
+    for (dev.toolcall.StateTransition t : s.history()) {
+      if (t.from() == ToolCallState.PERMISSION_PENDING) {
+        return Optional.of(t.to());
+      }
+    }
+    return Optional.empty();
   }
 
   /** Starts watching {@code session}; close the watcher when the stream ends. */
