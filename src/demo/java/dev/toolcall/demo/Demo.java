@@ -74,7 +74,8 @@ public final class Demo {
    * @param turn how the turn ended
    * @param calls the last snapshot of every call, nested ones included, in tree order
    */
-  record Run(TurnResult turn, List<ToolCallSnapshot> calls) {}
+  /** How a run ended: the turn's result, every call's last snapshot, and every event of the bus in arrival order. */
+  record Run(TurnResult turn, List<ToolCallSnapshot> calls, List<Event> events) {}
 
   /**
    * The command line.
@@ -188,6 +189,7 @@ public final class Demo {
       return t;
     });
     Map<String, ToolCallSnapshot> calls = new ConcurrentHashMap<>();
+    List<Event> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     Keys keys = new Keys(io.in());
     CountDownLatch printed = new CountDownLatch(1);
     AtomicReference<String> cancelledBy = new AtomicReference<>();
@@ -213,6 +215,7 @@ public final class Demo {
       runtime.events().subscribe(new EventListener() { // inline: up to date when a batch completes
         @Override
         public void onEvent(Event e) {
+          events.add(e);
           if (e instanceof ToolCallEvent c) {
             calls.merge(c.callId(), c.snapshot(), (a, b) -> b.version() > a.version() ? b : a);
           }
@@ -277,7 +280,7 @@ public final class Demo {
       }
       out.flush();
       printed.countDown();
-      return new Run(result, all);
+      return new Run(result, all, List.copyOf(events));
     } finally {
       if (io.ansi()) {
         out.print(SHOW_CURSOR);

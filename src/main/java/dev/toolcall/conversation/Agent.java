@@ -136,6 +136,11 @@ public final class Agent {
   final Set<String> answeredIds = new HashSet<>();
   final StreamedCalls streams = new StreamedCalls(this);
   final ToolPhase tools = new ToolPhase(this);
+  /** Whether a turn that waits for a person ends interrupted ({@link Builder#suspendOnApproval}). */
+  final boolean suspend;
+  /** The decisions a remote client may give ({@link Builder#allowedDecisions}). */
+  final java.util.Set<dev.toolcall.permission.DecisionKind> allowedDecisions;
+  final Suspensions suspensions = new Suspensions(this);
   /** Results known when the snapshot this agent resumes from was taken (see {@link Builder#resume}). */
   final List<ToolResultMessage> resumeAnswers;
 
@@ -153,6 +158,8 @@ public final class Agent {
     this.toolFailures = b.toolFailures;
     this.instructions = b.instructions;
     this.options = b.options;
+    this.suspend = b.suspend;
+    this.allowedDecisions = b.allowedDecisions;
     this.messages.addAll(b.history);
     for (Message m : b.history) {
       if (m instanceof ToolResultMessage r) {
@@ -303,6 +310,11 @@ public final class Agent {
     Turn t;
     synchronized (lock) {
       t = current;
+      Suspensions.Parked p = suspensions.unpark();
+      if (p != null) { // a suspended turn: end it as any turn, through a continuation that is live
+        t = p.turn().continued();
+        current = t;
+      }
     }
     if (t != null) {
       finish(t, TurnResult.Ending.ABORTED, "The turn was aborted by the user.", conversation::abort);
@@ -334,7 +346,8 @@ public final class Agent {
     synchronized (lock) {
       List<ToolResultMessage> answered = new ArrayList<>();
       Turn t = current;
-      if (t != null && !t.ended) {
+      Suspensions.Parked parked = suspensions.parked();
+      if (t != null && (!t.ended || parked != null && parked.turn() == t)) {
         for (int i = 0; i < t.open.size(); i++) {
           ToolCallRequest c = t.open.get(i);
           int j = t.scheduledIndex[i];
@@ -410,6 +423,44 @@ public final class Agent {
     return t.result.minimalCompletionStage();
   }
 
+  /**
+   * Goes on with the turn that ended {@link TurnResult.Ending#INTERRUPTED} ({@link Builder#suspendOnApproval}),
+   * given decisions from a person, typically posted by a remote client. Call it from any thread, in this process, in
+   * a restarted one (after {@link #resume(List)} ended the restored turn interrupted) or on another instance sharing
+   * the store.
+   *
+   * <p>Each decision is applied to its request, in order, and reported in {@link TurnResult#decisions()}, one
+   * {@link DecisionReport} per decision: only an accepted one changes anything. A decision is refused, changing
+   * nothing, when its request is not an open request of this conversation (another conversation's request is answered
+   * exactly as an unknown id), was already resolved (a replay; another answer, the deadline or a cancel won), names an
+   * arguments version that is not the current one, carries edited arguments that fail the tool's schema, is of a kind
+   * not {@link Builder#allowedDecisions allowed}, or repeats a request of the same call.
+   *
+   * <p>Then: when no turn is interrupted the stage completes at once with {@link TurnResult.Ending#NOT_INTERRUPTED}
+   * (the conversation untouched); when a request of the interrupted turn is still open (a partial set of decisions),
+   * at once with {@link TurnResult.Ending#INTERRUPTED} listing the open ones; otherwise the turn goes on (approved
+   * tools run once, the model gets exactly one result per call) and the stage completes when it ends, which may be
+   * {@code INTERRUPTED} again. Two calls racing to resume the same turn are serialized: one goes on with it, the
+   * other finds it taken.
+   *
+   * @param decisions the decisions, each naming its request id and arguments version; may be empty (to go on after
+   *     the requests were resolved otherwise, for example by their deadlines)
+   * @return how the turn ended, with a report per decision; never fails for anything in the decisions
+   * @throws NullPointerException if {@code decisions} or an element is null (naming the index)
+   */
+  public CompletionStage<TurnResult> resumeWith(List<? extends dev.toolcall.permission.Decision> decisions) {
+    return suspensions.resumeWith(decisions);
+  }
+
+  /**
+   * The open requests of the turn that ended {@link TurnResult.Ending#INTERRUPTED}, as they are now (arguments
+   * edited since show their new version; resolved ones are gone); empty when no turn is interrupted. For a client
+   * that reconnects.
+   */
+  public List<Interrupt> interrupts() {
+    return suspensions.interrupts();
+  }
+
   /** What the model is told of a call of the resumed turn that neither snapshot holds. */
   static final String LOST = "Outcome unknown: the process restarted while this call was under way and its result was"
       + " lost; it may have run. Check its effects before calling it again.";
@@ -434,14 +485,11 @@ public final class Agent {
       calls = List.copyOf(t.resumed.values());
     }
     switch (from) {
-      case AWAITING_TOOL_APPROVAL -> whenDecided(calls).whenComplete((x, e) -> guarded(t, () -> {
-        if (calls.stream().allMatch(ToolCall::isTerminal) && calls.stream().noneMatch(c -> c.snapshot().toolStarted())) {
-          tools.onAllDenied(t);
-        } else if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-            ConversationReasons.TOOLS_STARTED)) {
-          afterTools(t, calls);
+      case AWAITING_TOOL_APPROVAL -> {
+        if (!suspend || !suspensions.suspendResumed(t, calls)) {
+          afterDecided(t, calls);
         }
-      }));
+      }
       case PROCESSING_LLM_RESPONSE -> {
         if (step(t, from, ConversationState.EXECUTING_TOOLS, ConversationReasons.TOOLS_STARTED)) {
           afterTools(t, calls);
@@ -482,6 +530,21 @@ public final class Agent {
       default -> finish(t, TurnResult.Ending.FAILED, "Nothing to resume from " + from.wireName() + ".",
           () -> conversation.stopTurn(INTERNAL_ERROR));
     }
+  }
+
+  /**
+   * In awaiting_tool_approval with restored calls: once none waits for a decision, the denials go to the model or
+   * the approved calls' results are awaited in executing_tools. Registers callbacks; holds no thread.
+   */
+  void afterDecided(Turn t, List<ToolCall> calls) {
+    whenDecided(calls).whenComplete((x, e) -> guarded(t, () -> {
+      if (calls.stream().allMatch(ToolCall::isTerminal) && calls.stream().noneMatch(c -> c.snapshot().toolStarted())) {
+        tools.onAllDenied(t);
+      } else if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+          ConversationReasons.TOOLS_STARTED)) {
+        afterTools(t, calls);
+      }
+    }));
   }
 
   /** In executing_tools: once every restored call has ended, the tool phase ends as a batch's would. */
@@ -755,6 +818,11 @@ public final class Agent {
       st.batch.cancelAll(why);
       st.hold.complete(null); // nothing left to start: lets the cancelled calls' pipelines finish
     }
+    for (ToolCall c : t.resumed.values()) { // a resumed turn's restored calls
+      if (!c.isTerminal()) {
+        c.cancel(why);
+      }
+    }
     closeOut(t);
     return new TurnResult(ending, text, t.toolResults, t.callResults, t.usage);
   }
@@ -860,6 +928,9 @@ public final class Agent {
     private ModelOptions options = ModelOptions.DEFAULTS;
     private List<Message> history = List.of();
     private AgentSnapshot resumeFrom;
+    private boolean suspend;
+    private java.util.Set<dev.toolcall.permission.DecisionKind> allowedDecisions =
+        java.util.Set.copyOf(java.util.EnumSet.allOf(dev.toolcall.permission.DecisionKind.class));
 
     private Builder(ModelClient model, ToolCallRuntime runtime) {
       this.model = Objects.requireNonNull(model, "model");
@@ -923,6 +994,33 @@ public final class Agent {
       this.resumeFrom = Objects.requireNonNull(snapshot, "snapshot");
       this.history = snapshot.messages();
       this.conversationId = snapshot.conversation().conversationId();
+      return this;
+    }
+
+    /**
+     * Whether a turn that has to wait for a person ends now, {@link TurnResult.Ending#INTERRUPTED}, instead of
+     * keeping its stage pending until every request is decided (default false). The interrupted turn keeps no thread:
+     * its requests stay open in the permission service with their deadlines, its tools are held, and
+     * {@link Agent#resumeWith} goes on with it. After a restart, {@link Agent#resume(List)} of a turn waiting for
+     * approval ends it interrupted at once, the same way.
+     */
+    public Builder suspendOnApproval(boolean suspend) {
+      this.suspend = suspend;
+      return this;
+    }
+
+    /**
+     * The kinds of decision {@link Agent#resumeWith} accepts (default: all); others are refused with
+     * {@link DecisionReport.Status#NOT_ALLOWED}. Listed in each {@link Interrupt#allowed()}.
+     *
+     * @throws IllegalArgumentException if {@code kinds} is empty
+     */
+    public Builder allowedDecisions(java.util.Set<dev.toolcall.permission.DecisionKind> kinds) {
+      Objects.requireNonNull(kinds, "kinds");
+      if (kinds.isEmpty()) {
+        throw new IllegalArgumentException("kinds must not be empty: allow at least one kind of decision");
+      }
+      this.allowedDecisions = java.util.Set.copyOf(kinds);
       return this;
     }
 

@@ -57,17 +57,25 @@ final class ToolPhase {
       batch.whenDone().whenComplete((r, f) -> agent.guarded(t, () -> onAllDenied(t)));
     } else if (!waiting) {
       runTools(t, st, batch);
-    } else {
-      authorized.whenComplete((x, e) -> agent.guarded(t, () -> {
-        if (noneRuns(batch)) { // seed 03: awaiting_tool_approval -> generating_response (every call denied)
-          st.hold.complete(null);
-          batch.whenDone().whenComplete((r, f) -> agent.guarded(t, () -> onAllDenied(t)));
-        } else if (agent.step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-            ConversationReasons.TOOLS_STARTED)) {
-          runTools(t, st, batch);
-        }
-      }));
+    } else if (!agent.suspend || !agent.suspensions.suspend(t, st, batch)) {
+      afterApproval(t, st, batch);
     }
+  }
+
+  /**
+   * In awaiting_tool_approval: once no call of the batch waits for a decision, the denials go to the model or the
+   * tools run. Registers a callback; holds no thread.
+   */
+  void afterApproval(Turn t, StreamedCalls.Streamed st, Batch batch) {
+    st.batch.whenAuthorized().whenComplete((x, e) -> agent.guarded(t, () -> {
+      if (noneRuns(batch)) { // seed 03: awaiting_tool_approval -> generating_response (every call denied)
+        st.hold.complete(null);
+        batch.whenDone().whenComplete((r, f) -> agent.guarded(t, () -> onAllDenied(t)));
+      } else if (agent.step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
+          ConversationReasons.TOOLS_STARTED)) {
+        runTools(t, st, batch);
+      }
+    }));
   }
 
   /** The first call that failed in its tool (not in validation, a guard or a permission), or null. */

@@ -23,7 +23,7 @@ import java.util.Map;
  */
 final class ToolRetryWatch implements RetryListener {
   private final Agent agent;
-  private final Turn turn;
+  private Turn turn; // guarded by the agent's lock: replaced when a suspended turn goes on
   /** Call id -> the attempt it waits to run; guarded by the agent's lock. */
   private final Map<String, Integer> waiting = new HashMap<>();
   private boolean started; // guarded by the agent's lock: executing_tools was published for the batch
@@ -32,6 +32,11 @@ final class ToolRetryWatch implements RetryListener {
   ToolRetryWatch(Agent agent, Turn turn) {
     this.agent = agent;
     this.turn = turn;
+  }
+
+  /** A suspended turn goes on as {@code next} ({@link Agent#resumeWith}). Under the agent's lock. */
+  void follow(Turn next) {
+    this.turn = next;
   }
 
   /** The batch's tools may start now (executing_tools is published): retries show from here on. */

@@ -41,6 +41,26 @@ final class Turn {
     this.command = command;
   }
 
+  /**
+   * A new turn that goes on where this suspended one stopped ({@link Agent#resumeWith}): the same calls, results so
+   * far, usage and batch, a new stage. Under the agent's lock.
+   */
+  Turn continued() {
+    Turn n = new Turn(command);
+    n.requested.addAll(requested);
+    n.toolResults.addAll(toolResults);
+    n.callResults.addAll(callResults);
+    n.usage = usage;
+    n.batch = batch;
+    n.stream = stream;
+    n.open = open;
+    n.refusals = refusals;
+    n.scheduledIndex = scheduledIndex;
+    n.given = given;
+    n.resumed = resumed;
+    return n;
+  }
+
   void open(List<ToolCallRequest> calls) {
     open = List.copyOf(calls);
     refusals = new String[calls.size()];

@@ -16,13 +16,28 @@ import java.util.Objects;
  * @param calls the terminal result of every tool call of the turn's responses, in order (a call a guard refused
  *     included: it failed without running); an immutable copy
  * @param usage the tokens of every model response of the turn together, as the model client reported them
+ * @param interrupts for {@link Ending#INTERRUPTED}: the turn's open permission requests, in the order of its calls;
+ *     empty otherwise; an immutable copy
+ * @param decisions for a result of {@link Agent#resumeWith}: what happened to each decision given, in order; empty
+ *     otherwise; an immutable copy
  */
 public record TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls,
-    TokenUsage usage) {
+    TokenUsage usage, List<Interrupt> interrupts, List<DecisionReport> decisions) {
 
-  /** A result without token usage ({@link TokenUsage#NONE}). */
+  /** A result without interrupts or decisions. */
+  public TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls,
+      TokenUsage usage) {
+    this(ending, text, toolResults, calls, usage, List.of(), List.of());
+  }
+
+  /** A result without token usage ({@link TokenUsage#NONE}), interrupts or decisions. */
   public TurnResult(Ending ending, String text, List<ToolResultMessage> toolResults, List<CallResult> calls) {
     this(ending, text, toolResults, calls, TokenUsage.NONE);
+  }
+
+  /** This result with {@code decisions} as its decision reports. */
+  TurnResult withDecisions(List<DecisionReport> reports) {
+    return new TurnResult(ending, text, toolResults, calls, usage, interrupts, reports);
   }
 
   /** Why a turn ended. */
@@ -42,7 +57,18 @@ public record TurnResult(Ending ending, String text, List<ToolResultMessage> too
     /** A user command ran its tool; the model was not asked; the conversation is IDLE. */
     COMMAND,
     /** The turn failed (a fatal model error, or transient ones past the retry limit); the conversation is FAILED. */
-    FAILED
+    FAILED,
+    /**
+     * The turn waits for a person and the agent suspends on approval ({@link Agent.Builder#suspendOnApproval}): it
+     * ended now, {@link #interrupts()} lists the open requests, the conversation stays
+     * {@link ConversationState#AWAITING_TOOL_APPROVAL}, and {@link Agent#resumeWith} goes on with it.
+     */
+    INTERRUPTED,
+    /**
+     * {@link Agent#resumeWith} found no interrupted turn to go on with (none was interrupted, or another call resumed
+     * it first); the conversation was not touched; {@link #decisions()} says what happened to each decision.
+     */
+    NOT_INTERRUPTED
   }
 
   /** Checks the parts and copies the lists. */
@@ -52,5 +78,7 @@ public record TurnResult(Ending ending, String text, List<ToolResultMessage> too
     toolResults = List.copyOf(Objects.requireNonNull(toolResults, "toolResults"));
     calls = List.copyOf(Objects.requireNonNull(calls, "calls"));
     Objects.requireNonNull(usage, "usage");
+    interrupts = List.copyOf(Objects.requireNonNull(interrupts, "interrupts"));
+    decisions = List.copyOf(Objects.requireNonNull(decisions, "decisions"));
   }
 }

@@ -28,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,7 +109,8 @@ public final class PermissionService implements AutoCloseable {
   private final Ticker ticker;
   private final DeadlineTimer deadlines;
   private final boolean ownsTimer;
-  private final String idPrefix;
+  /** Request ids: 128 random bits each, so one id says nothing about another (a remote client cannot guess one). */
+  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
 
   /** Set by any thread; read at each authorize. */
   private volatile ApprovalMode mode;
@@ -146,7 +146,16 @@ public final class PermissionService implements AutoCloseable {
     this.sessionGrants = b.sessionGrants;
     this.ownsTimer = b.timer == null;
     this.deadlines = ownsTimer ? DeadlineTimer.newDefault() : b.timer;
-    this.idPrefix = "perm-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
+  }
+
+  /**
+   * A new request id: {@code perm-} and 128 bits from {@link java.security.SecureRandom} in lower-case base32 (26
+   * characters). Kept in the call's {@link Change.PermissionAsked}, so snapshots, restores and shared stores keep it.
+   */
+  static String newRequestId() {
+    byte[] bits = new byte[16];
+    IDS.nextBytes(bits);
+    return "perm-" + com.google.common.io.BaseEncoding.base32().lowerCase().omitPadding().encode(bits);
   }
 
   /** Starts a service; every part has a default. */
@@ -295,7 +304,7 @@ public final class PermissionService implements AutoCloseable {
     Instant createdAt = clock.instant();
     Instant deadline = Durations.saturatedPlus(createdAt, timeout);
     long seq = sequence.incrementAndGet();
-    String id = idPrefix + seq;
+    String id = newRequestId();
     Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
         call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
     byId.put(id, p);
