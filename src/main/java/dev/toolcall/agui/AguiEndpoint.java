@@ -15,6 +15,7 @@ import dev.toolcall.event.EventListener;
 import dev.toolcall.event.Subscription;
 import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.wire.SessionAccess;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -155,7 +156,10 @@ public final class AguiEndpoint implements AutoCloseable {
     if (threadId.isBlank() || runId.isBlank()) {
       throw new RefusedException(400, "bad_request", "threadId and runId are required");
     }
-    if (!access.permits(threadId, credential)) {
+    JsonNode resume = in.get("resume");
+    boolean decides = (resume != null && resume.isArray() && resume.size() > 0)
+        || in.path("forwardedProps").path("command").has("resume");
+    if (!access.mayRead(threadId, credential) || (decides && !access.mayDecide(threadId, credential))) {
       throw new RefusedException(403, "forbidden", "not allowed for this thread");
     }
     Thread t = threads.computeIfAbsent(threadId, id -> new Thread(id, agents.apply(id)));
@@ -501,7 +505,10 @@ public final class AguiEndpoint implements AutoCloseable {
       this.agents = Objects.requireNonNull(agents, "agents");
     }
 
-    /** Who may run a thread (required): e.g. {@link SessionTokens}. */
+    /**
+     * Who may run a thread (required): e.g. {@link dev.toolcall.wire.SessionTokens}. A run needs
+     * {@link SessionAccess#mayRead}; one that carries resume entries needs {@link SessionAccess#mayDecide} too.
+     */
     public Builder access(SessionAccess access) {
       this.access = Objects.requireNonNull(access, "access");
       return this;
@@ -529,7 +536,7 @@ public final class AguiEndpoint implements AutoCloseable {
     /** The endpoint; it listens to the runtime's events until closed. */
     public AguiEndpoint build() {
       if (access == null) {
-        throw new IllegalStateException("access is required: who may run a thread (e.g. SessionTokens.random())");
+        throw new IllegalStateException("access is required: who may run a thread (e.g. SessionTokens.create())");
       }
       return new AguiEndpoint(this);
     }

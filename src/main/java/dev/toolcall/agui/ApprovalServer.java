@@ -8,6 +8,8 @@ import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.presentation.Presenter;
+import dev.toolcall.wire.SessionAccess;
+import dev.toolcall.wire.SessionTokens;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -119,7 +121,8 @@ public final class ApprovalServer implements AutoCloseable {
   }
 
   /**
-   * The page of {@code sessionId} with its token in the fragment (never sent to a server, nor in a Referer).
+   * The page of {@code sessionId} with its token in the fragment (never sent to a server, nor in a Referer); the
+   * session's token is issued if it has none.
    *
    * @throws IllegalStateException if the server's access is not {@link SessionTokens} (use
    *     {@link #pageUrl(String, String)})
@@ -128,7 +131,7 @@ public final class ApprovalServer implements AutoCloseable {
     if (tokens == null) {
       throw new IllegalStateException("the server's access issues no tokens: use pageUrl(sessionId, credential)");
     }
-    return pageUrl(sessionId, tokens.token(sessionId));
+    return pageUrl(sessionId, tokens.token(sessionId).orElseGet(() -> tokens.issue(sessionId)));
   }
 
   /** The page of {@code sessionId} for {@code credential}. */
@@ -199,6 +202,7 @@ public final class ApprovalServer implements AutoCloseable {
         throw new RefusedException(404, "not_found", "this server has no AG-UI endpoint");
       }
       sameOrigin(x);
+      requireJson(x);
       String body = body(x);
       String auth = x.getRequestHeaders().getFirst("Authorization");
       String credential = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).strip() : null;
@@ -216,7 +220,7 @@ public final class ApprovalServer implements AutoCloseable {
       if (action.equals("stream")) {
         requireMethod(method, "GET");
         String token = query(x.getRequestURI().getRawQuery(), "token");
-        if (!access.permits(session, token)) {
+        if (!access.mayRead(session, token)) {
           throw new RefusedException(403, "forbidden", "not allowed for this session");
         }
         watch(x, session);
@@ -229,11 +233,8 @@ public final class ApprovalServer implements AutoCloseable {
         if (token == null) {
           throw new RefusedException(403, "forbidden", "the X-Toolcall-Token header is required");
         }
-        String type = x.getRequestHeaders().getFirst("Content-Type");
-        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-          throw new RefusedException(415, "unsupported_media_type", "decisions are application/json");
-        }
-        if (!access.permits(session, token)) {
+        requireJson(x);
+        if (!access.mayDecide(session, token)) {
           throw new RefusedException(403, "forbidden", "not allowed for this session");
         }
         JsonNode answer = Wire.parse(body(x));
@@ -263,6 +264,13 @@ public final class ApprovalServer implements AutoCloseable {
   private static void requireMethod(String method, String expected) {
     if (!method.equals(expected)) {
       throw new RefusedException(405, "method_not_allowed", "use " + expected);
+    }
+  }
+
+  private static void requireJson(HttpExchange x) {
+    java.util.List<String> types = x.getRequestHeaders().get("Content-Type");
+    if (types == null || types.size() != 1 || !types.get(0).toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      throw new RefusedException(415, "unsupported_media_type", "the body must be application/json");
     }
   }
 
@@ -438,7 +446,7 @@ public final class ApprovalServer implements AutoCloseable {
       this.runtime = Objects.requireNonNull(runtime, "runtime");
     }
 
-    /** Who may read and decide a session (default: {@link SessionTokens#random()}). */
+    /** Who may read and decide a session (default: a new {@link SessionTokens#create()}). */
     public Builder access(SessionAccess access) {
       this.access = Objects.requireNonNull(access, "access");
       return this;
@@ -486,7 +494,7 @@ public final class ApprovalServer implements AutoCloseable {
     /** Starts the server. */
     public ApprovalServer start() throws IOException {
       if (access == null) {
-        access = SessionTokens.random();
+        access = SessionTokens.create();
       }
       return new ApprovalServer(this);
     }

@@ -7,10 +7,9 @@
  *       and a later run answers it with resume entries.</li>
  *   <li>{@link dev.toolcall.agui.ApprovalServer}: an embedded server on the JDK's own HTTP server that serves the
  *       AG-UI endpoint and the approval page (no dependency).</li>
- *   <li>{@link dev.toolcall.agui.SessionAccess} and {@link dev.toolcall.agui.SessionTokens}: who may read a
- *       session's events and decide its requests.</li>
+ *   <li>{@link dev.toolcall.agui.RefusedException}: what the remote path refuses, with its HTTP status.</li>
  * </ul>
  *
- * <p>See {@code docs/agui.md}.
+ * <p>Who may read and decide is {@link dev.toolcall.wire.SessionAccess}. See {@code docs/agui.md}.
  */
 package dev.toolcall.agui;

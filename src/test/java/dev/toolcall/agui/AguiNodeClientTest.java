@@ -2,6 +2,7 @@ package dev.toolcall.agui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolcall.wire.SessionTokens;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -17,13 +18,13 @@ class AguiNodeClientTest {
 
   @Test
   void theOfficialClientApprovesDeniesEditsAndTimesOut() throws Exception {
-    SessionTokens tokens = SessionTokens.random();
+    SessionTokens tokens = SessionTokens.create();
     try (Shell shell = new Shell(Duration.ofSeconds(2));
         ApprovalServer server = ApprovalServer.builder(shell.runtime).access(tokens).agents(shell::agent).start()) {
       String url = server.aguiUri().toString();
       StringBuilder map = new StringBuilder("{");
       for (String t : new String[] {"approve", "deny", "edit", "legacy", "timeout"}) {
-        map.append(map.length() > 1 ? "," : "").append('"').append(t).append("\":\"").append(tokens.token(t))
+        map.append(map.length() > 1 ? "," : "").append('"').append(t).append("\":\"").append(tokens.issue(t))
             .append('"');
       }
       String out = NodeClient.run("agui-client.cjs", Map.of("AGUI_URL", url, "AGUI_TIMEOUT_URL", url,

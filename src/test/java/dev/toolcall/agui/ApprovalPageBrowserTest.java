@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.conversation.TurnResult;
 import dev.toolcall.permission.PermissionRequest;
+import dev.toolcall.wire.SessionTokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +27,7 @@ import org.openqa.selenium.WebElement;
 class ApprovalPageBrowserTest {
   static Browser browser;
 
-  final SessionTokens tokens = SessionTokens.withKey("a key shared by the test's servers".getBytes());
+  final SessionTokens tokens = SessionTokens.create();
   Shell shell;
   ApprovalServer server;
 
