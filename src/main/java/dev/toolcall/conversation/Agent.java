@@ -100,6 +100,12 @@ import org.slf4j.LoggerFactory;
  * ({@link TurnResult.Ending#MODEL_SWITCHED}). Transient tool errors are retried by the scheduler within
  * {@code executing_tools}. Every way a turn ends is a {@link TurnResult}.
  *
+ * <h2>Turns that suspend</h2>
+ * With {@link Builder#suspendOnApproval} a turn that has to wait for a person ends at once,
+ * {@link TurnResult.Ending#INTERRUPTED}, listing its open requests; the conversation stays
+ * {@code awaiting_tool_approval} and nothing waits for the person. {@link #resumeWith} applies decisions (from a
+ * remote client, on any instance) and goes on with the turn; see {@code docs/remote.md}.
+ *
  * <h2>Threads and races</h2>
  * Thread-safe. The turn runs on the threads that complete its stages: the caller of {@link #send} until the model
  * client's stage is pending, then the client's and the tools' threads, and a delayed executor for retry backoffs.
@@ -351,10 +357,13 @@ public final class Agent {
         for (int i = 0; i < t.open.size(); i++) {
           ToolCallRequest c = t.open.get(i);
           int j = t.scheduledIndex[i];
-          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : null;
+          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : t.resumed.get(c.id());
           dev.toolcall.ToolCallSnapshot s = call == null ? null : call.snapshot();
+          ToolResultMessage known = t.given.get(c.id());
           if (t.refusals[i] != null) {
             answered.add(new ToolResultMessage(c.id(), c.name(), t.refusals[i], true));
+          } else if (known != null) { // known when the snapshot this turn resumed from was taken
+            answered.add(known);
           } else if (s != null && s.isTerminal()) {
             CallResult r = new CallResult(s);
             answered.add(new ToolResultMessage(c.id(), c.name(), r.messageForModel(), r.isError()));

@@ -120,15 +120,15 @@ final class Suspensions {
     for (int i = 0; i < decisions.size(); i++) {
       given.add(Objects.requireNonNull(decisions.get(i), "decisions[" + i + "]"));
     }
-    synchronized (resumeLock) {
-      List<DecisionReport> reports = new ArrayList<>(given.size());
+    List<DecisionReport> reports = new ArrayList<>(given.size());
+    Parked p;
+    Turn next;
+    synchronized (resumeLock) { // the decisions and the taking of the parked turn; the turn goes on outside it
       Set<String> seen = new HashSet<>();
       for (Decision d : given) {
         reports.add(seen.add(d.requestId()) ? apply(d) : new DecisionReport(d.requestId(),
             DecisionReport.Status.DUPLICATE, "Ignored: this call already carried a decision for this request."));
       }
-      Parked p;
-      Turn next;
       synchronized (agent.lock) {
         p = parked;
         if (p == null) {
@@ -146,14 +146,15 @@ final class Suspensions {
           p.stream.retries.follow(next);
         }
       }
-      Agent.log.debug("conversation {}: interrupted turn resumed", agent.conversation.id());
-      if (p.stream != null) {
-        agent.guarded(next, () -> agent.tools.afterApproval(next, p.stream, p.batch));
-      } else {
-        agent.guarded(next, () -> agent.afterDecided(next, p.calls));
-      }
-      return next.result.thenApply(r -> r.withDecisions(reports));
     }
+    Agent.log.debug("conversation {}: interrupted turn resumed", agent.conversation.id());
+    CompletionStage<TurnResult> ended = next.result.thenApply(r -> r.withDecisions(reports));
+    if (p.stream != null) {
+      agent.guarded(next, () -> agent.tools.afterApproval(next, p.stream, p.batch));
+    } else {
+      agent.guarded(next, () -> agent.afterDecided(next, p.calls));
+    }
+    return ended;
   }
 
   /** One decision, checked, then given to the permission service. */

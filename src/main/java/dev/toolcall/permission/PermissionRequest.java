@@ -14,7 +14,7 @@ import java.util.Optional;
  * arguments are modified the service hands out a new request with the same id and a new {@code argumentsVersion};
  * a {@link Decision} names the version it was made on.
  *
- * @param requestId unique within the service
+ * @param requestId {@code perm-} and 128 random bits: unique, and not to be guessed from any other request's id
  * @param callId the call's id
  * @param sessionId the call's session
  * @param toolName the tool, exactly as the model named it

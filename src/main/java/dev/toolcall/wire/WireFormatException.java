@@ -12,6 +12,8 @@ public final class WireFormatException extends IllegalArgumentException {
   private final transient List<String> problems;
 
   /**
+   * A refusal of what a client posted.
+   *
    * @param message what was wrong, for the client
    * @param problems each problem found (a path and what is wrong there); may be empty
    */

@@ -363,4 +363,54 @@ class SuspendOnApprovalTest {
       assertThat(runtime.scheduler().activeCalls()).noneMatch(c -> c.state() == ToolCallState.PERMISSION_PENDING);
     }
   }
+
+  /**
+   * Two restarts: the read-only call runs after the first (it was held in the first process), the turn is still
+   * interrupted on the shell, and the second restart must still know the read's result. Before, a resumed turn's
+   * snapshot dropped the results of its restored calls, and the model was told "outcome unknown" for the read.
+   */
+  @Test
+  void aSuspendedTurnSurvivesTwoRestartsWithEveryResultKnown() throws Exception {
+    String agentJson;
+    String runtimeJson;
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(new Tools().all()).build()) {
+      Agent agent = Agent.builder(new ScriptedModel().thenCalls(ScriptedModel.call("call_1", "read_file", "{}"),
+          ScriptedModel.call("call_2", "shell", "{\"command\":\"make\"}")), runtime)
+          .conversationId("s1").suspendOnApproval(true).build();
+      assertThat(join(agent.send("go")).ending()).isEqualTo(TurnResult.Ending.INTERRUPTED);
+      agentJson = agent.snapshot().toJson();
+      runtimeJson = runtime.snapshot().toJson();
+    }
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(new Tools().all()).build()) {
+      List<Batch> owed = runtime.restore(RuntimeSnapshot.fromJson(runtimeJson));
+      Agent agent = Agent.builder(new ScriptedModel(), runtime).resume(AgentSnapshot.fromJson(agentJson))
+          .suspendOnApproval(true).build();
+      assertThat(join(agent.resume(owed)).ending()).isEqualTo(TurnResult.Ending.INTERRUPTED);
+      for (Batch b : owed) {
+        for (dev.toolcall.ToolCall c : b.calls()) {
+          if (c.callId().equals("call_1")) {
+            c.whenTerminal().toCompletableFuture().get(10, TimeUnit.SECONDS);
+          }
+        }
+      }
+      agentJson = agent.snapshot().toJson();
+      runtimeJson = runtime.snapshot().toJson();
+    }
+    Tools c = new Tools();
+    ScriptedModel model = new ScriptedModel().thenText("Built.");
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(c.all()).build()) {
+      List<Batch> owed = runtime.restore(RuntimeSnapshot.fromJson(runtimeJson));
+      Agent agent = Agent.builder(model, runtime).resume(AgentSnapshot.fromJson(agentJson))
+          .suspendOnApproval(true).build();
+      Interrupt i = join(agent.resume(owed)).interrupts().get(0);
+      TurnResult done = join(agent.resumeWith(List.of(new Decision.ApproveOnce(i.requestId(),
+          i.argumentsVersion()))));
+      assertThat(done.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
+      List<Message> sent = model.requests().get(0).messages();
+      assertThat(sent.subList(2, sent.size())).containsExactly(
+          new ToolResultMessage("call_1", "read_file", "contents", false),
+          new ToolResultMessage("call_2", "shell", "ran make", false));
+      assertThat(c.shellRuns).hasValue(1);
+    }
+  }
 }
