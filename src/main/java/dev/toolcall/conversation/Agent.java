@@ -399,6 +399,10 @@ public final class Agent {
     ConversationState from;
     synchronized (lock) {
       from = conversation.state();
+      if (suspensions.parked() != null) {
+        return CompletableFuture.failedFuture(new IllegalStateException("conversation " + conversation.id()
+            + " has an interrupted turn: go on with it with resumeWith(decisions)"));
+      }
       if (!from.isBusy() || (current != null && !current.ended)) {
         return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: conversation "
             + conversation.id() + " is " + from.wireName() + (current != null && !current.ended
@@ -899,6 +903,11 @@ public final class Agent {
    * to idle or failed. Ends the old turn as aborted, without touching the conversation. Under lock.
    */
   Turn supersede() {
+    Suspensions.Parked parked = suspensions.unpark();
+    if (parked != null) { // an interrupted turn that something outside the agent ended: its calls end with it
+      endLocked(parked.turn().continued(), TurnResult.Ending.ABORTED,
+          "The turn was stopped outside the agent before a new one started.", () -> {});
+    }
     Turn old = current;
     if (old == null || old.ended) {
       return null;

@@ -413,4 +413,35 @@ class SuspendOnApprovalTest {
       assertThat(c.shellRuns).hasValue(1);
     }
   }
+
+  /**
+   * Something outside the agent ends the conversation's turn while it is interrupted (conversation().abort()), and a
+   * new message starts a new turn: the interrupted turn's calls are cancelled with it, and a late decision for it
+   * neither runs its tool nor touches the new turn.
+   */
+  @Test
+  void aNewTurnAfterTheConversationWasStoppedOutsideDropsTheInterruptedOne() throws Exception {
+    Tools tools = new Tools();
+    ScriptedModel model = new ScriptedModel().thenCalls(ScriptedModel.call("call_1", "shell",
+        "{\"command\":\"make\"}")).thenText("Hello again.");
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(tools.all()).build()) {
+      Agent agent = Agent.builder(model, runtime).conversationId("s1").suspendOnApproval(true).build();
+      Interrupt i = join(agent.send("go")).interrupts().get(0);
+      assertThat(agent.resume(List.of()).toCompletableFuture()).as("resumeWith, not resume, goes on with it")
+          .isCompletedExceptionally();
+      agent.conversation().abort();
+      TurnResult next = join(agent.send("hi"));
+      assertThat(next.ending()).isEqualTo(TurnResult.Ending.ANSWERED);
+      assertThat(runtime.permissions().pending()).isEmpty();
+      TurnResult late = join(agent.resumeWith(List.of(new Decision.ApproveOnce(i.requestId(),
+          i.argumentsVersion()))));
+      assertThat(late.ending()).isEqualTo(TurnResult.Ending.NOT_INTERRUPTED);
+      assertThat(late.decisions().get(0).status()).isEqualTo(DecisionReport.Status.ALREADY_ANSWERED);
+      assertThat(tools.shellRuns).hasValue(0);
+      assertThat(agent.conversation().state()).isEqualTo(ConversationState.IDLE);
+      List<Message> m = agent.messages();
+      assertThat(m).hasSize(5); // user, assistant with the call, its cancellation, user, answer
+      assertThat(((ToolResultMessage) m.get(2)).isError()).isTrue();
+    }
+  }
 }
