@@ -84,7 +84,7 @@ public final class AguiEndpoint implements AutoCloseable {
   private final SessionAccess access;
   private final int maxBodyBytes;
   private final Duration maxRunTime;
-  private final ConcurrentHashMap<String, Thread> threads = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, AgentThread> threads = new ConcurrentHashMap<>();
   private final ExecutorService turns;
   private final Subscription subscription;
 
@@ -96,7 +96,7 @@ public final class AguiEndpoint implements AutoCloseable {
     this.maxRunTime = b.maxRunTime;
     AtomicInteger n = new AtomicInteger();
     this.turns = Executors.newCachedThreadPool(r -> {
-      java.lang.Thread t = new java.lang.Thread(r, "toolcall-agui-turn-" + n.incrementAndGet());
+      Thread t = new Thread(r, "toolcall-agui-turn-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
@@ -104,7 +104,7 @@ public final class AguiEndpoint implements AutoCloseable {
       @Override
       public void onEvent(Event event) {
         if (event instanceof ToolCallEvent e) {
-          Thread t = threads.get(e.snapshot().identity().sessionId());
+          AgentThread t = threads.get(e.snapshot().identity().sessionId());
           if (t != null) {
             t.events.offer(e);
           }
@@ -162,7 +162,7 @@ public final class AguiEndpoint implements AutoCloseable {
     if (!access.mayRead(threadId, credential) || (decides && !access.mayDecide(threadId, credential))) {
       throw new RefusedException(403, "forbidden", "not allowed for this thread");
     }
-    Thread t = threads.computeIfAbsent(threadId, id -> new Thread(id, agents.apply(id)));
+    AgentThread t = threads.computeIfAbsent(threadId, id -> new AgentThread(id, agents.apply(id)));
     if (!t.streaming.compareAndSet(false, true)) {
       throw new RefusedException(409, "busy", "another run of this thread is streaming");
     }
@@ -181,7 +181,7 @@ public final class AguiEndpoint implements AutoCloseable {
   }
 
   /** One thread (session): its agent, the events of its calls not yet streamed, what was streamed. */
-  private static final class Thread {
+  private static final class AgentThread {
     final String id;
     final Agent agent;
     final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
@@ -194,7 +194,7 @@ public final class AguiEndpoint implements AutoCloseable {
     final Set<String> ended = new HashSet<>();
     volatile CompletableFuture<TurnResult> turn;
 
-    Thread(String id, Agent agent) {
+    AgentThread(String id, Agent agent) {
       this.id = id;
       this.agent = Objects.requireNonNull(agent, "agents returned null for thread " + id);
     }
@@ -204,13 +204,13 @@ public final class AguiEndpoint implements AutoCloseable {
   private record TurnEnd(TurnResult result, Throwable failure) {}
 
   private final class Run {
-    final Thread t;
+    final AgentThread t;
     final String threadId;
     final String runId;
     final JsonNode in;
     final FrameSink sink;
 
-    Run(Thread t, String threadId, String runId, JsonNode in, FrameSink sink) {
+    Run(AgentThread t, String threadId, String runId, JsonNode in, FrameSink sink) {
       this.t = t;
       this.threadId = threadId;
       this.runId = runId;
@@ -234,7 +234,7 @@ public final class AguiEndpoint implements AutoCloseable {
         try {
           next = t.events.poll(openSince == 0 ? 1000 : SETTLE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-          java.lang.Thread.currentThread().interrupt();
+          Thread.currentThread().interrupt();
           return;
         }
         if (next instanceof ToolCallEvent e) {
