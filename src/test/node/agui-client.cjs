@@ -111,6 +111,16 @@ async function main() {
     check(/nobody answered the permission request in time/.test(resultOf(r)), 'timeout: the model is told it timed out: ' + resultOf(r));
     check(r.finished.outcome === 'success', 'timeout: success');
   }
+  { // an agent whose turn suspends: approved, and edited, through the same resume entries
+    const { a, i } = await firstRun(url, 'suspend-approve', 'echo s1');
+    const r = await run(a, { resume: [{ interruptId: i.id, status: 'resolved', payload: { decision: 'approve_once' } }] });
+    check(resultOf(r) === 'ran: echo s1', 'suspend-approve: the tool ran');
+    check(textOf(r) === 'tool said: ran: echo s1' && r.finished.outcome === 'success', 'suspend-approve: the turn went on');
+    const { a: b, i: j } = await firstRun(url, 'suspend-edit', 'echo s2');
+    const again = await run(b, { resume: [{ interruptId: j.id, status: 'resolved',
+      payload: { decision: 'approve_once', arguments: { command: 'echo s2 edited' } } }] });
+    check(resultOf(again) === 'ran: echo s2 edited', 'suspend-edit: the edited arguments ran: ' + resultOf(again));
+  }
   console.log(checks + ' passed, 0 failed');
 }
 

@@ -69,8 +69,10 @@ import java.util.function.Function;
  * and decides nothing. The run then streams what the turn does next, as above.
  *
  * <h2>Threads</h2>
- * Until the library's turns can suspend, a turn waiting for a person keeps its place in this process (its calls
- * wait in the permission queue; no request thread is held: the run's stream ends with the interrupt). {@link #run}
+ * A turn waiting for a person holds no thread: its calls wait in the permission queue and the run's stream has
+ * ended with the interrupt. An agent built with {@code suspendOnApproval(true)} ends the turn {@code INTERRUPTED}
+ * and the resume run goes on with {@link Agent#resumeWith}; with another agent the turn's stage stays pending and the
+ * resume run decides through the permission service. {@link #run}
  * blocks its caller while it streams; one run per thread id streams at a time (a second is refused with 409).
  * Thread-safe.
  */
@@ -193,6 +195,8 @@ public final class AguiEndpoint implements AutoCloseable {
     final Set<String> argsSent = new HashSet<>();
     final Set<String> ended = new HashSet<>();
     volatile CompletableFuture<TurnResult> turn;
+    // A turn of a suspending agent (Agent.Builder.suspendOnApproval) that ended INTERRUPTED: resumed by resumeWith.
+    volatile boolean suspended;
 
     AgentThread(String id, Agent agent) {
       this.id = id;
@@ -226,6 +230,17 @@ public final class AguiEndpoint implements AutoCloseable {
         emit(event("RUN_ERROR").put("message", e.getMessage()).put("code", e.code()));
         return;
       }
+      if (t.suspended && t.turn == null) {
+        // Nothing answered the suspended turn's requests: announce them again (a client that reconnects).
+        List<PermissionRequest> open = new ArrayList<>();
+        for (dev.toolcall.conversation.Interrupt i : t.agent.interrupts()) {
+          openRequest(i.requestId()).ifPresent(open::add);
+        }
+        if (!open.isEmpty()) {
+          interrupt(open);
+          return;
+        }
+      }
       startTurnIfNew();
       long end = System.nanoTime() + maxRunTime.toNanos();
       long openSince = 0;
@@ -240,8 +255,10 @@ public final class AguiEndpoint implements AutoCloseable {
         if (next instanceof ToolCallEvent e) {
           onCall(e.snapshot());
         } else if (next instanceof TurnEnd e) {
-          finish(e);
-          return;
+          if (finish(e)) {
+            return;
+          }
+          continue;
         } else if (next == null && t.turn == null) {
           finishIdle();
           return;
@@ -307,6 +324,21 @@ public final class AguiEndpoint implements AutoCloseable {
               + String.join(", ", Wire.DECISIONS));
         }
       }
+      if (t.suspended) {
+        // A suspended turn goes on through the agent: it applies the decisions and runs the turn's next step.
+        List<dev.toolcall.permission.Decision> decisions = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> a : answers) {
+          decisions.add(Wire.decision(openRequest(a.getKey()).orElseThrow(), a.getValue()));
+        }
+        t.suspended = false;
+        CompletableFuture<TurnResult> f = new CompletableFuture<>();
+        t.turn = f;
+        turns.execute(() -> t.agent.resumeWith(decisions).whenComplete((r, x) -> {
+          t.events.offer(new TurnEnd(r, x));
+          f.complete(r);
+        }));
+        return;
+      }
       for (Map.Entry<String, JsonNode> a : answers) {
         Wire.decide(runtime.permissions(), threadId, a.getKey(), a.getValue());
       }
@@ -357,7 +389,7 @@ public final class AguiEndpoint implements AutoCloseable {
           text = content(m.get("content"));
         }
       }
-      if (text == null || t.seenMessages.contains(messageId) || t.turn != null) {
+      if (text == null || t.seenMessages.contains(messageId) || t.turn != null || t.suspended) {
         return;
       }
       t.seenMessages.add(messageId);
@@ -445,16 +477,37 @@ public final class AguiEndpoint implements AutoCloseable {
       emit(finished);
     }
 
-    void finish(TurnEnd e) throws IOException {
+    /** Streams the end of a turn; false when the run goes on (a suspended turn that continued at once). */
+    boolean finish(TurnEnd e) throws IOException {
       t.turn = null;
       if (e.failure() != null || e.result() == null) {
         emit(event("RUN_ERROR").put("message", "the turn failed").put("code", "turn_failed"));
-        return;
+        return true;
       }
       TurnResult r = e.result();
+      if (r.ending() == TurnResult.Ending.INTERRUPTED) {
+        t.suspended = true;
+        List<PermissionRequest> open = new ArrayList<>();
+        for (dev.toolcall.conversation.Interrupt i : r.interrupts()) {
+          openRequest(i.requestId()).ifPresent(open::add);
+        }
+        if (!open.isEmpty()) {
+          interrupt(open);
+          return true;
+        }
+        // every request was resolved meanwhile (by its deadline, say): go on at once
+        t.suspended = false;
+        CompletableFuture<TurnResult> f = new CompletableFuture<>();
+        t.turn = f;
+        turns.execute(() -> t.agent.resumeWith(List.of()).whenComplete((res, x) -> {
+          t.events.offer(new TurnEnd(res, x));
+          f.complete(res);
+        }));
+        return false;
+      }
       if (r.ending() == TurnResult.Ending.FAILED) {
         emit(event("RUN_ERROR").put("message", r.text()).put("code", "turn_failed"));
-        return;
+        return true;
       }
       if (!r.text().isEmpty()) {
         String id = "msg-" + UUID.randomUUID();
@@ -465,6 +518,7 @@ public final class AguiEndpoint implements AutoCloseable {
       ObjectNode finished = event("RUN_FINISHED").put("threadId", threadId).put("runId", runId);
       finished.putObject("outcome").put("type", "success");
       emit(finished);
+      return true;
     }
 
     void finishIdle() throws IOException {

@@ -186,7 +186,7 @@ final class Wire {
     throw new RefusedException(404, "unknown_request", "no open request " + requestId + " (answered, expired or never made)");
   }
 
-  private static Decision decision(PermissionRequest r, JsonNode a) {
+  static Decision decision(PermissionRequest r, JsonNode a) {
     String kind = a.path("decision").asText("");
     JsonNode args = a.get("arguments");
     String reason = a.path("reason").asText("").strip();

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The remote tests' fixture: a runtime with a {@code shell} tool that needs approval (it records every command it
  * ran), a {@code deploy} tool whose requests time out after {@code deployTimeout}, and per thread an agent whose
  * scripted model asks for one call ({@code deploy} in threads named {@code timeout*}, {@code shell} otherwise) with
- * the command the user named after "run ", then answers {@code "tool said: <result>"}.
+ * the command the user named after "run ", then answers {@code "tool said: <result>"}. Agents of threads named
+ * {@code suspend*} suspend on approval (their turn ends INTERRUPTED and goes on by {@code resumeWith}).
  */
 final class Shell implements AutoCloseable {
   final List<String> ran = new CopyOnWriteArrayList<>();
@@ -47,7 +48,8 @@ final class Shell implements AutoCloseable {
   }
 
   Agent agent(String threadId) {
-    return agents.computeIfAbsent(threadId, id -> Agent.builder(model(id), runtime).conversationId(id).build());
+    return agents.computeIfAbsent(threadId, id -> Agent.builder(model(id), runtime).conversationId(id)
+        .suspendOnApproval(id.startsWith("suspend")).build());
   }
 
   private ModelClient model(String threadId) {
