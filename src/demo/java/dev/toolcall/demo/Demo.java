@@ -14,6 +14,7 @@ import dev.toolcall.event.Event;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.mcp.McpToolSource;
+import dev.toolcall.agui.ApprovalServer;
 import dev.toolcall.presentation.CallTree;
 import dev.toolcall.presentation.LiveDisplay;
 import dev.toolcall.presentation.Presenter;
@@ -50,7 +51,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Run: {@code mvn -q -P demo compile exec:java}; options (in {@code -Dexec.args="..."}): {@code --auto} answers
  * the prompt by itself, {@code --theme compact} uses the compact icons, {@code --trace} prints the turn's
  * OpenTelemetry span tree at the end, {@code --mcp} starts an MCP server ({@link DemoMcpServer}, a child JVM) whose
- * tools join the turn in the same timeline. Esc or Ctrl-C cancels the turn: every call
+ * tools join the turn in the same timeline, {@code --web} starts the approval page ({@code ApprovalServer}) and prints
+ * its URL: the approvals are answered in the browser, not at the prompt. Esc or Ctrl-C cancels the turn: every call
  * still ends in a terminal state and the timeline is printed.
  *
  * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
@@ -86,20 +88,27 @@ public final class Demo {
    * @param deployTimeout the deploy's approval deadline
    * @param trace print the turn's span tree
    * @param mcp start the demo's MCP server and attach its tools
+   * @param web answer the approvals in a browser: start the approval page and print its URL
    */
-  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace, boolean mcp) {
+  record Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace, boolean mcp,
+      boolean web) {
     Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout) {
-      this(auto, theme, pace, deployTimeout, false, false);
+      this(auto, theme, pace, deployTimeout, false, false, false);
+    }
+
+    Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace, boolean mcp) {
+      this(auto, theme, pace, deployTimeout, trace, mcp, false);
     }
 
     Options(boolean auto, Theme theme, Pace pace, Duration deployTimeout, boolean trace) {
-      this(auto, theme, pace, deployTimeout, trace, false);
+      this(auto, theme, pace, deployTimeout, trace, false, false);
     }
 
     static Options parse(String... args) {
       boolean auto = false;
       boolean trace = false;
       boolean mcp = false;
+      boolean web = false;
       Theme theme = Theme.emoji();
       Pace pace = Pace.NORMAL;
       Duration deploy = null;
@@ -108,15 +117,16 @@ public final class Demo {
           case "--auto" -> auto = true;
           case "--trace" -> trace = true;
           case "--mcp" -> mcp = true;
+          case "--web" -> web = true;
           case "--theme" -> theme = Theme.named(value(args, ++i, "--theme"));
           case "--pace" -> pace = new Pace(Double.parseDouble(value(args, ++i, "--pace")));
           case "--deploy-timeout-ms" -> deploy = Duration.ofMillis(Long.parseLong(value(args, ++i, args[i - 1])));
           default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-              + "'; expected --auto, --trace, --mcp, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
+              + "'; expected --auto, --trace, --mcp, --web, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
         }
       }
       return new Options(auto, theme, pace, deploy != null ? deploy : Duration.ofMillis(Math.max(300,
-          pace.of(8_000).toMillis())), trace, mcp);
+          pace.of(8_000).toMillis())), trace, mcp, web);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -194,6 +204,7 @@ public final class Demo {
     CountDownLatch printed = new CountDownLatch(1);
     AtomicReference<String> cancelledBy = new AtomicReference<>();
     Thread hook = null;
+    ApprovalServer web = null;
     TerminalRenderer.Builder rb = TerminalRenderer.builder()
         .presenter(Presenter.builder().theme(o.theme()).ticker(ticker).outputTailLines(3).build())
         .ansi(io.ansi()).width(width).resultLines(1);
@@ -255,6 +266,11 @@ public final class Demo {
       }, "demo-ctrl-c");
       Runtime.getRuntime().addShutdownHook(hook);
 
+      if (o.web()) {
+        web = ApprovalServer.builder(runtime).presenter(Presenter.builder().theme(o.theme()).build()).start();
+        out.println("Approvals are answered in the browser: " + web.pageUrl("demo"));
+        out.flush();
+      }
       CompletableFuture<TurnResult> turn = agent.send(USER_MESSAGE).toCompletableFuture();
       loop(o, io, turn, agent, runtime, ticker, ui, keys, cancelledBy);
       TurnResult result = turn.join();
@@ -294,6 +310,9 @@ public final class Demo {
           // Ctrl-C: the hook is running
         }
       }
+      if (web != null) {
+        web.close();
+      }
       model.close();
       subModel.close();
       uiEvents.shutdownNow();
@@ -323,7 +342,9 @@ public final class Demo {
     Deque<Keys.Key> typeAhead = new ArrayDeque<>();
     boolean inputEnded = false;
     while (!turn.isDone()) {
-      approvals.poll(ticker.read());
+      if (!o.web()) { // with --web the page answers: the prompt stays closed, and keys only cancel
+        approvals.poll(ticker.read());
+      }
       while (approvals.isOpen() && !typeAhead.isEmpty()) {
         approvals.key(typeAhead.poll());
       }

@@ -1,0 +1,502 @@
+package dev.toolcall.agui;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.conversation.Agent;
+import dev.toolcall.permission.DecisionResult;
+import dev.toolcall.presentation.Presenter;
+import dev.toolcall.wire.SessionAccess;
+import dev.toolcall.wire.SessionTokens;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded default server: the approval page and, when given agents, the AG-UI endpoint, on the JDK's own
+ * {@code com.sun.net.httpserver.HttpServer} (no dependency), bound to 127.0.0.1.
+ *
+ * <table>
+ *   <caption>Routes</caption>
+ *   <tr><th>route</th><th>what</th></tr>
+ *   <tr><td>{@code GET /approvals/}</td><td>the page; it reads the session and token from the URL's fragment
+ *       ({@link #pageUrl})</td></tr>
+ *   <tr><td>{@code GET /api/sessions/{id}/stream?token=}</td><td>Server-Sent Events: {@code snapshot} (every call
+ *       of the session as the presentation view model), then {@code call} per change</td></tr>
+ *   <tr><td>{@code POST /api/sessions/{id}/decisions}</td><td>an answer {@code {requestId, decision, reason,
+ *       arguments, argumentsVersion}}; headers {@code X-Toolcall-Token} (the credential) and
+ *       {@code Content-Type: application/json}</td></tr>
+ *   <tr><td>{@code POST /agui}</td><td>an AG-UI run ({@link AguiEndpoint}); header
+ *       {@code Authorization: Bearer <token>}</td></tr>
+ * </table>
+ *
+ * <p>Security: every read and decision is checked by the {@link SessionAccess}; decisions only by POST carrying a
+ * custom header (which a cross-site form cannot send, and which a cross-site script may send only after a CORS
+ * preflight this server never grants), and a request whose {@code Origin} is not this server's or whose
+ * {@code Sec-Fetch-Site} says {@code cross-site} is refused; bodies are bounded ({@link Builder#maxBodyBytes}), and
+ * so are open streams ({@link Builder#maxStreams}; one over is answered 503). A refusal changes nothing.
+ *
+ * <p>Thread-safe. {@link #close} stops the server; the runtime is the caller's.
+ */
+public final class ApprovalServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ApprovalServer.class);
+  private static final String RESOURCES = "/dev/toolcall/agui/page/";
+
+  private final ToolCallRuntime runtime;
+  private final SessionAccess access;
+  private final SessionTokens tokens;
+  private final int maxBodyBytes;
+  private final int maxStreams;
+  private final long heartbeatMillis;
+  private final CallBoard board;
+  private final AguiEndpoint agui;
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final AtomicInteger streams = new AtomicInteger();
+  private final Clock clock;
+
+  private ApprovalServer(Builder b) throws IOException {
+    this.runtime = b.runtime;
+    this.access = b.access;
+    this.tokens = b.access instanceof SessionTokens t ? t : null;
+    this.maxBodyBytes = b.maxBodyBytes;
+    this.maxStreams = b.maxStreams;
+    this.heartbeatMillis = b.heartbeatMillis;
+    this.clock = Clock.systemUTC();
+    this.board = new CallBoard(runtime, b.presenter, clock);
+    this.agui = b.agents == null ? null
+        : AguiEndpoint.builder(runtime, b.agents).access(access).maxBodyBytes(maxBodyBytes).build();
+    AtomicInteger n = new AtomicInteger();
+    this.executor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "toolcall-approvals-http-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.server = HttpServer.create(new InetSocketAddress(b.host, b.port), 64);
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /**
+   * A server for the calls of {@code runtime}.
+   *
+   * @param runtime whose calls the page shows and whose permission service takes the answers
+   */
+  public static Builder builder(ToolCallRuntime runtime) {
+    return new Builder(runtime);
+  }
+
+  /** The port the server listens on. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** The server's base URL, e.g. {@code http://127.0.0.1:8123}. */
+  public URI baseUri() {
+    return URI.create("http://" + server.getAddress().getHostString() + ":" + port());
+  }
+
+  /** The AG-UI endpoint's URL (present only when the server was given agents). */
+  public URI aguiUri() {
+    return baseUri().resolve("/agui");
+  }
+
+  /**
+   * The page of {@code sessionId} with its token in the fragment (never sent to a server, nor in a Referer); the
+   * session's token is issued if it has none.
+   *
+   * @throws IllegalStateException if the server's access is not {@link SessionTokens} (use
+   *     {@link #pageUrl(String, String)})
+   */
+  public URI pageUrl(String sessionId) {
+    if (tokens == null) {
+      throw new IllegalStateException("the server's access issues no tokens: use pageUrl(sessionId, credential)");
+    }
+    return pageUrl(sessionId, tokens.token(sessionId).orElseGet(() -> tokens.issue(sessionId)));
+  }
+
+  /** The page of {@code sessionId} for {@code credential}. */
+  public URI pageUrl(String sessionId, String credential) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(credential, "credential");
+    return baseUri().resolve("/approvals/#session=" + enc(sessionId) + "&token=" + enc(credential));
+  }
+
+  /** How many streams (page streams and AG-UI runs) are open now. */
+  public int openStreams() {
+    return streams.get();
+  }
+
+  /** Stops the server at once; open streams end (pages reconnect to the next server on the same port). */
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    board.close();
+    if (agui != null) {
+      agui.close();
+    }
+  }
+
+  private void handle(HttpExchange x) throws IOException {
+    try {
+      route(x);
+    } catch (RefusedException e) {
+      ObjectNode body = Wire.JSON.createObjectNode().put("error", e.code()).put("message", e.getMessage());
+      send(x, e.status(), "application/json", Wire.text(body));
+    } catch (IOException e) {
+      log.debug("client left", e);
+    } catch (RuntimeException e) {
+      log.warn("request failed: {} {}", x.getRequestMethod(), x.getRequestURI().getPath(), e);
+      try {
+        send(x, 500, "application/json", "{\"error\":\"internal\",\"message\":\"internal error\"}");
+      } catch (IOException ignored) {
+        // the client is gone
+      }
+    } finally {
+      x.close();
+    }
+  }
+
+  private void route(HttpExchange x) throws IOException {
+    String path = x.getRequestURI().getRawPath();
+    String method = x.getRequestMethod();
+    if (path.equals("/approvals") ) {
+      x.getResponseHeaders().add("Location", "/approvals/");
+      send(x, 302, "text/plain", "");
+      return;
+    }
+    if (path.startsWith("/approvals/")) {
+      requireMethod(method, "GET");
+      String name = path.substring("/approvals/".length());
+      serve(x, name.isEmpty() ? "index.html" : name);
+      return;
+    }
+    if (path.equals("/agui")) {
+      requireMethod(method, "POST");
+      if (agui == null) {
+        throw new RefusedException(404, "not_found", "this server has no AG-UI endpoint");
+      }
+      sameOrigin(x);
+      requireJson(x);
+      String body = body(x);
+      String auth = x.getRequestHeaders().getFirst("Authorization");
+      String credential = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).strip() : null;
+      stream(x, sink -> agui.run(body, credential, sink));
+      return;
+    }
+    if (path.startsWith("/api/sessions/")) {
+      String rest = path.substring("/api/sessions/".length());
+      int slash = rest.indexOf('/');
+      if (slash <= 0) {
+        throw new RefusedException(404, "not_found", "no such route");
+      }
+      String session = URLDecoder.decode(rest.substring(0, slash), StandardCharsets.UTF_8);
+      String action = rest.substring(slash + 1);
+      if (action.equals("stream")) {
+        requireMethod(method, "GET");
+        String token = query(x.getRequestURI().getRawQuery(), "token");
+        if (!access.mayRead(session, token)) {
+          throw new RefusedException(403, "forbidden", "not allowed for this session");
+        }
+        watch(x, session);
+        return;
+      }
+      if (action.equals("decisions")) {
+        requireMethod(method, "POST");
+        sameOrigin(x);
+        String token = x.getRequestHeaders().getFirst("X-Toolcall-Token");
+        if (token == null) {
+          throw new RefusedException(403, "forbidden", "the X-Toolcall-Token header is required");
+        }
+        requireJson(x);
+        if (!access.mayDecide(session, token)) {
+          throw new RefusedException(403, "forbidden", "not allowed for this session");
+        }
+        JsonNode answer = Wire.parse(body(x));
+        String requestId = answer.path("requestId").asText("");
+        DecisionResult.Won won;
+        try {
+          won = (DecisionResult.Won) Wire.decide(runtime.permissions(), session, requestId, answer);
+        } catch (RefusedException e) {
+          // A late answer in this session (another tab, another instance won): say what won. Only within the
+          // caller's own session, so an id of another session still looks unknown.
+          if (e.code().equals("unknown_request")) {
+            board.answered(session, requestId).ifPresent(state -> {
+              throw new RefusedException(409, "already_answered", "already answered: " + state.wireName());
+            });
+          }
+          throw e;
+        }
+        ObjectNode out = Wire.JSON.createObjectNode().put("result", "won")
+            .put("state", won.snapshot().state().wireName());
+        send(x, 200, "application/json", Wire.text(out));
+        return;
+      }
+    }
+    throw new RefusedException(404, "not_found", "no such route");
+  }
+
+  private static void requireMethod(String method, String expected) {
+    if (!method.equals(expected)) {
+      throw new RefusedException(405, "method_not_allowed", "use " + expected);
+    }
+  }
+
+  private static void requireJson(HttpExchange x) {
+    java.util.List<String> types = x.getRequestHeaders().get("Content-Type");
+    if (types == null || types.size() != 1 || !types.get(0).toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      throw new RefusedException(415, "unsupported_media_type", "the body must be application/json");
+    }
+  }
+
+  /** Refuses a request a browser says came from another site. */
+  private void sameOrigin(HttpExchange x) {
+    String site = x.getRequestHeaders().getFirst("Sec-Fetch-Site");
+    if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+      throw new RefusedException(403, "cross_site", "cross-site requests are refused");
+    }
+    String origin = x.getRequestHeaders().getFirst("Origin");
+    if (origin != null) {
+      String host = x.getRequestHeaders().getFirst("Host");
+      if (host == null || !origin.equals("http://" + host)) {
+        throw new RefusedException(403, "cross_site", "cross-site requests are refused");
+      }
+    }
+  }
+
+  private String body(HttpExchange x) throws IOException {
+    String length = x.getRequestHeaders().getFirst("Content-Length");
+    if (length != null) {
+      try {
+        if (Long.parseLong(length.strip()) > maxBodyBytes) {
+          throw new RefusedException(413, "too_large", "the body has more than " + maxBodyBytes + " bytes");
+        }
+      } catch (NumberFormatException e) {
+        throw new RefusedException(400, "bad_request", "bad Content-Length");
+      }
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] buf = new byte[8192];
+    try (InputStream in = x.getRequestBody()) {
+      int r;
+      while ((r = in.read(buf)) >= 0) {
+        out.write(buf, 0, r);
+        if (out.size() > maxBodyBytes) {
+          throw new RefusedException(413, "too_large", "the body has more than " + maxBodyBytes + " bytes");
+        }
+      }
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @FunctionalInterface
+  private interface Streamer {
+    void stream(FrameSink sink) throws IOException;
+  }
+
+  /** Runs {@code s} as an SSE response, within the stream bound; refusals before the first frame stay HTTP errors. */
+  private void stream(HttpExchange x, Streamer s) throws IOException {
+    if (streams.incrementAndGet() > maxStreams) {
+      streams.decrementAndGet();
+      throw new RefusedException(503, "too_many_streams", "too many open streams; try again later");
+    }
+    try {
+      boolean[] started = {false};
+      OutputStream[] out = {null};
+      s.stream(frame -> {
+        if (!started[0]) {
+          started[0] = true;
+          x.getResponseHeaders().add("Content-Type", "text/event-stream; charset=utf-8");
+          x.getResponseHeaders().add("Cache-Control", "no-store");
+          x.getResponseHeaders().add("X-Content-Type-Options", "nosniff");
+          x.sendResponseHeaders(200, 0);
+          out[0] = x.getResponseBody();
+        }
+        out[0].write(frame.getBytes(StandardCharsets.UTF_8));
+        out[0].flush();
+      });
+      if (!started[0]) {
+        send(x, 204, "text/plain", "");
+      }
+    } finally {
+      streams.decrementAndGet();
+    }
+  }
+
+  private void watch(HttpExchange x, String session) throws IOException {
+    stream(x, sink -> {
+      try (CallBoard.Watcher w = board.watch(session)) {
+        sink.write("retry: 1000\n\n");
+        ObjectNode snap = Wire.JSON.createObjectNode();
+        snap.put("session", session);
+        snap.put("serverTime", clock.instant().toString());
+        snap.set("calls", board.views(session));
+        sink.write(Wire.frame("snapshot", snap));
+        while (!Thread.currentThread().isInterrupted()) {
+          String id = w.next(heartbeatMillis);
+          if (id == null) {
+            sink.write(": ping\n\n");
+            continue;
+          }
+          ObjectNode v = board.view(session, id).orElse(null);
+          if (v != null) {
+            v.put("serverTime", clock.instant().toString());
+            sink.write(Wire.frame("call", v));
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+  }
+
+  private void serve(HttpExchange x, String name) throws IOException {
+    if (!name.matches("[a-z]+\\.(html|js|css)")) {
+      throw new RefusedException(404, "not_found", "no such file");
+    }
+    byte[] bytes;
+    try (InputStream in = ApprovalServer.class.getResourceAsStream(RESOURCES + name)) {
+      if (in == null) {
+        throw new RefusedException(404, "not_found", "no such file");
+      }
+      bytes = in.readAllBytes();
+    }
+    String type = name.endsWith(".html") ? "text/html; charset=utf-8"
+        : name.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
+    x.getResponseHeaders().add("Content-Security-Policy",
+        "default-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    x.getResponseHeaders().add("Referrer-Policy", "no-referrer");
+    x.getResponseHeaders().add("X-Frame-Options", "DENY");
+    send(x, 200, type, bytes);
+  }
+
+  private static void send(HttpExchange x, int status, String type, String body) throws IOException {
+    send(x, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
+    x.getResponseHeaders().add("Content-Type", type);
+    x.getResponseHeaders().add("Cache-Control", "no-store");
+    x.getResponseHeaders().add("X-Content-Type-Options", "nosniff");
+    if (status == 204 || body.length == 0) {
+      x.sendResponseHeaders(status, -1);
+      return;
+    }
+    x.sendResponseHeaders(status, body.length);
+    try (OutputStream out = x.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  private static String query(String raw, String name) {
+    if (raw == null) {
+      return null;
+    }
+    for (String part : raw.split("&")) {
+      int eq = part.indexOf('=');
+      if (eq > 0 && part.substring(0, eq).equals(name)) {
+        return URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+      }
+    }
+    return null;
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  /** Builds an {@link ApprovalServer}. Not thread-safe. */
+  public static final class Builder {
+    private final ToolCallRuntime runtime;
+    private SessionAccess access;
+    private Function<String, Agent> agents;
+    private Presenter presenter = Presenter.create();
+    private String host = "127.0.0.1";
+    private int port;
+    private int maxBodyBytes = 64 * 1024;
+    private int maxStreams = 256;
+    private long heartbeatMillis = 15_000;
+
+    private Builder(ToolCallRuntime runtime) {
+      this.runtime = Objects.requireNonNull(runtime, "runtime");
+    }
+
+    /** Who may read and decide a session (default: a new {@link SessionTokens#create()}). */
+    public Builder access(SessionAccess access) {
+      this.access = Objects.requireNonNull(access, "access");
+      return this;
+    }
+
+    /** Serves the AG-UI endpoint at {@code POST /agui} for these agents (by thread id). */
+    public Builder agents(Function<String, Agent> agents) {
+      this.agents = Objects.requireNonNull(agents, "agents");
+      return this;
+    }
+
+    /** The presenter whose theme and view model the page shows (default {@link Presenter#create()}). */
+    public Builder presenter(Presenter presenter) {
+      this.presenter = Objects.requireNonNull(presenter, "presenter");
+      return this;
+    }
+
+    /** The port (default 0: any free port); the server always binds 127.0.0.1. */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The most bytes a request body may have (default 64 KiB). */
+    public Builder maxBodyBytes(int maxBodyBytes) {
+      if (maxBodyBytes < 1024) {
+        throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
+      }
+      this.maxBodyBytes = maxBodyBytes;
+      return this;
+    }
+
+    /** The most streams open at once, page streams and AG-UI runs together (default 256). */
+    public Builder maxStreams(int maxStreams) {
+      if (maxStreams < 1) {
+        throw new IllegalArgumentException("maxStreams must be positive, was " + maxStreams);
+      }
+      this.maxStreams = maxStreams;
+      return this;
+    }
+
+    /** Starts the server. */
+    public ApprovalServer start() throws IOException {
+      if (access == null) {
+        access = SessionTokens.create();
+      }
+      return new ApprovalServer(this);
+    }
+  }
+}
