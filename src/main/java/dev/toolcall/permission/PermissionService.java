@@ -13,7 +13,6 @@ import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.Subscription;
 import dev.toolcall.fsm.TransitionResult;
-import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Clock;
 import java.time.Duration;
@@ -99,32 +98,36 @@ public final class PermissionService implements AutoCloseable {
    * be resolved while authorize() is still inserting it (an inline listener deciding on the PermissionAsked event),
    * authorize() re-checks done after each insertion and undoes it; finish() sets done before removing, so one of the
    * two always sees the other. The same pattern keeps close() and authorize() from missing each other (closed flag
-   * vs. byId). The queue and its waiters for nextRequest() are a RequestQueue.
+   * vs. byId). The queue and its waiters for nextRequest() are a RequestQueue. Each other responsibility has its own
+   * room in this package, holding this service and reading its package-private fields: RequestChecks (hooks, mode,
+   * rules and grants before anybody is asked), RequestDeadlines (timeouts and the store-retry of their denials),
+   * Decisions (a person's answers), RequestResume (requests re-opened at restore or loaded from a shared store) and
+   * Closing (close and hand-off).
    */
 
   private static final Logger log = LoggerFactory.getLogger(PermissionService.class);
   static final String CLOSED = "permission service closed";
 
-  private final PermissionPolicy policy;
-  private final GrantStore grantStore;
+  final PermissionPolicy policy;
+  final GrantStore grantStore;
   private final Duration defaultTimeout;
-  private final Clock clock;
-  private final Ticker ticker;
-  private final DeadlineTimer deadlines;
-  private final boolean ownsTimer;
+  final Clock clock;
+  final Ticker ticker;
+  final DeadlineTimer deadlines;
+  final boolean ownsTimer;
   /** Request ids: 128 random bits each, so one id says nothing about another (a remote client cannot guess one). */
   private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
 
   /** Set by any thread; read at each authorize. */
-  private volatile ApprovalMode mode;
+  volatile ApprovalMode mode;
 
-  private final AtomicLong sequence = new AtomicLong();
-  private final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
-  private final RequestQueue queue = new RequestQueue();
+  final AtomicLong sequence = new AtomicLong();
+  final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
+  final RequestQueue queue = new RequestQueue();
   /** Warns once when a request opens and nothing has ever read the requests (see its javadoc). */
   private final UnreadRequestWarning unread = new UnreadRequestWarning();
-  private final List<PermissionHook> hooks;
-  private final RequestListeners requestListeners = new RequestListeners(id -> {
+  final List<PermissionHook> hooks;
+  final RequestListeners requestListeners = new RequestListeners(id -> {
     Pending p = byId.get(id);
     return p == null ? null : p.current();
   });
@@ -132,11 +135,21 @@ public final class PermissionService implements AutoCloseable {
    * Requests resolved recently: id -> what won (its state and reason, never the call or its snapshots), so a late
    * decision learns it. Bounded in entries; each is a few dozen bytes.
    */
-  private final Cache<String, DecisionResult.Lost> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
+  final Cache<String, DecisionResult.Lost> resolved = CacheBuilder.newBuilder().maximumSize(16_384).build();
   /** Session id -> its grants (immutable lists, replaced atomically). */
-  private final SessionGrantStore sessionGrants;
+  final SessionGrantStore sessionGrants;
   /** Loads a request opened by another runtime sharing the store; null without one. */
-  private final java.util.function.Predicate<String> requestLoader;
+  final java.util.function.Predicate<String> requestLoader;
+  /** The checks before anybody is asked. */
+  private final RequestChecks checks = new RequestChecks(this);
+  /** Deadlines and timeouts of the open requests. */
+  final RequestDeadlines timeouts = new RequestDeadlines(this);
+  /** Requests re-opened after a restart or loaded from a shared store. */
+  final RequestResume reopened = new RequestResume(this);
+  /** A person's answers. */
+  private final Decisions decisions = new Decisions(this);
+  /** Close and hand-off. */
+  private final Closing closing = new Closing(this);
 
 
   private PermissionService(Builder b) {
@@ -194,7 +207,7 @@ public final class PermissionService implements AutoCloseable {
         throw new IllegalArgumentException("call " + call.callId() + " must be PENDING to be authorized, was "
             + s.state());
       }
-      CompletionStage<ToolCallSnapshot> r = evaluate(call, definition, s);
+      CompletionStage<ToolCallSnapshot> r = checks.evaluate(call, definition, s);
       if (r != null) {
         return r;
       }
@@ -202,107 +215,8 @@ public final class PermissionService implements AutoCloseable {
     }
   }
 
-  private CompletionStage<ToolCallSnapshot> evaluate(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
-    PermissionHook.Verdict hooked = PermissionHook.Verdict.CONTINUE;
-    for (PermissionHook h : hooks) {
-      PermissionHook.Verdict v;
-      try {
-        v = Objects.requireNonNull(h.check(s, definition), "the hook returned null");
-      } catch (RuntimeException | Error e) { // user code: fail closed
-        log.warn("permission hook {} failed on call {} ({}); the call is denied", h.name(), call.callId(),
-            call.toolName(), e);
-        return denyByPolicy(call, "The call was denied: a permission check failed.");
-      }
-      if (v instanceof PermissionHook.Deny d) {
-        return denyByPolicy(call, d.reason());
-      }
-      if (v instanceof PermissionHook.Rewrite r) {
-        TransitionResult<ToolCallSnapshot> w = call.modifyArguments(ToolCallState.PENDING, s.argumentsVersion(),
-            r.arguments(), h.name());
-        if (w.lost()) {
-          ToolCallSnapshot cur = w.snapshot();
-          return cur.isTerminal() ? done(cur) : null; // changed meanwhile: evaluate again
-        }
-        s = w.snapshot();
-      } else if (v instanceof PermissionHook.Ask
-          || (v instanceof PermissionHook.Allow && !(hooked instanceof PermissionHook.Ask))) {
-        hooked = v;
-      }
-    }
-    String tool = call.toolName();
-    ToolArguments args = s.arguments();
-    ApprovalMode m = mode;
-    if (m == ApprovalMode.READ_ONLY && !definition.readOnly()) {
-      return denyByPolicy(call, "Only read-only tools may run in plan (read-only) mode.");
-    }
-    PermissionPolicy.Verdict verdict = policy.evaluate(tool, args);
-    if (verdict.rule().isPresent() && verdict.effect() == PermissionRule.Effect.DENY) {
-      return denyByPolicy(call, "Rule: " + verdict.rule().get() + ".");
-    }
-    if (hooked instanceof PermissionHook.Ask) {
-      return ask(call, definition, s);
-    }
-    if (hooked instanceof PermissionHook.Allow a) {
-      return definition.requiresApproval() ? approve(call, "hook: " + a.why()) : done(s);
-    }
-    if (verdict.rule().isPresent()) {
-      PermissionRule rule = verdict.rule().get();
-      if (verdict.effect() == PermissionRule.Effect.ASK) {
-        return ask(call, definition, s);
-      }
-      return definition.requiresApproval() ? approve(call, "rule " + rule) : done(s);
-    }
-    if (!definition.requiresApproval()) {
-      return done(s);
-    }
-    Instant now = clock.instant();
-    List<Grant> session;
-    try {
-      session = sessionGrants.of(call.sessionId());
-    } catch (RuntimeException | Error e) { // a session grant store is user code (or a database)
-      log.warn("session grant store {} failed to look up {}; asking instead", sessionGrants, tool, e);
-      session = List.of();
-    }
-    for (Grant g : session) {
-      if (g.covers(tool, args, now)) {
-        return approve(call, "session grant " + g.form());
-      }
-    }
-    Optional<Grant> stored;
-    try {
-      stored = grantStore.find(tool, args, now);
-    } catch (RuntimeException | Error e) { // a grant store is user code
-      log.warn("grant store {} failed to look up {}; asking instead", grantStore, tool, e);
-      stored = Optional.empty();
-    }
-    if (stored.isPresent()) {
-      return approve(call, "grant " + stored.get().id() + " " + stored.get().form());
-    }
-    if (m == ApprovalMode.ALLOW_ALL) {
-      return approve(call, "approval mode ALLOW_ALL");
-    }
-    if (m == ApprovalMode.AUTO_APPROVE_EDITS && policy.isEditTool(tool)) {
-      return approve(call, "approval mode AUTO_APPROVE_EDITS: edit tool");
-    }
-    return ask(call, definition, s);
-  }
-
-  private CompletionStage<ToolCallSnapshot> approve(ToolCall call, String why) {
-    return done(call.transition(ToolCallState.PENDING, ToolCallState.PERMISSION_APPROVED,
-        Reason.AUTO_APPROVED.withMessage("auto-approved by " + why)).snapshot());
-  }
-
-  private CompletionStage<ToolCallSnapshot> denyByPolicy(ToolCall call, String why) {
-    TransitionResult<ToolCallSnapshot> r = call.transition(ToolCallState.PENDING, ToolCallState.PERMISSION_PENDING,
-        Reason.PERMISSION_REQUIRED.withMessage("denied by policy without asking"));
-    if (r.lost()) {
-      return done(r.snapshot());
-    }
-    return done(call.deny(DenialSource.POLICY, why).snapshot());
-  }
-
   /** Opens a request; null when the arguments changed meanwhile (the caller evaluates again). */
-  private CompletionStage<ToolCallSnapshot> ask(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
+  CompletionStage<ToolCallSnapshot> ask(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
     Duration timeout = definition.permissionTimeoutIfSet().orElse(defaultTimeout);
     long nanos = DeadlineTimer.clampedNanos(timeout);
     long deadlineTick = ticker.read() + nanos; // may wrap past Long.MAX_VALUE: only differences are compared
@@ -339,12 +253,12 @@ public final class PermissionService implements AutoCloseable {
    * now, and resolves it when its call ends; a request resolved meanwhile, or a service closed meanwhile, is taken
    * out again. Returns the stage that completes with the version that left PERMISSION_PENDING.
    */
-  private CompletionStage<ToolCallSnapshot> enqueue(Pending p, Duration left) {
+  CompletionStage<ToolCallSnapshot> enqueue(Pending p, Duration left) {
     queue.put(p);
     if (!requestListeners.isEmpty()) {
       requestListeners.opened(p.request);
     }
-    p.timer = deadlines.schedule(() -> onDeadline(p, 0), left);
+    timeouts.arm(p, left);
     p.call.whenTerminal().thenAccept(t -> finish(p, t));
     if (p.done.get()) {
       queue.remove(p);
@@ -376,136 +290,11 @@ public final class PermissionService implements AutoCloseable {
     Objects.requireNonNull(call, "call");
     Objects.requireNonNull(definition, "definition");
     Objects.requireNonNull(askedAt, "askedAt");
-    ToolCallSnapshot s = call.snapshot();
-    if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
-      ToolCallSnapshot left = leftPending(s); // decided meanwhile (by another runtime sharing the store, or denied
-      // by the restore at its deadline)
-      Change.PermissionAsked asked = lastAsked(s);
-      if (asked != null) { // a decision for it here learns what won
-        resolved.put(asked.requestId(), DecisionResult.Lost.of(asked.requestId(), left));
-      }
-      return done(left);
-    }
-    if (s.state() != ToolCallState.PERMISSION_PENDING || !(s.change() instanceof Change.PermissionAsked asked)) {
-      throw new IllegalArgumentException("call " + call.callId() + " must be PERMISSION_PENDING as restored, with"
-          + " its PermissionAsked as its change; was " + s);
-    }
-    if (queue.isClosed()) {
-      return done(call.cancel(CLOSED).snapshot());
-    }
-    String id = asked.requestId();
-    Duration timeout = Duration.between(askedAt, asked.deadline());
-    PermissionRequest request = new PermissionRequest(id, call.callId(), call.sessionId(), call.toolName(),
-        s.arguments(), s.argumentsVersion(), askedAt, asked.deadline(), asked.deadlineTick());
-    Pending p = new Pending(sequence.incrementAndGet(), call, timeout, request);
-    if (byId.putIfAbsent(id, p) != null) {
-      throw new IllegalArgumentException("a permission request with id '" + id + "' is already open");
-    }
-    long left = asked.deadlineTick() - ticker.read();
-    if (left <= 0) {
-      TransitionResult<ToolCallSnapshot> r = call.deny(DenialSource.TIMEOUT, "Its deadline passed while the"
-          + " process was down: nobody answered within " + Durations.format(timeout) + ", so it was not run.");
-      finish(p, r.snapshot());
-      return done(r.snapshot());
-    }
-    log.debug("permission request {} of call {} ({}) resumed, deadline in {}", id, call.callId(), call.toolName(),
-        Duration.ofNanos(left));
-    return enqueue(p, Duration.ofNanos(left));
-  }
-
-  private void onDeadline(Pending p, int tries) {
-    if (p.done.get()) {
-      return;
-    }
-    long left = p.request.deadlineTick() - ticker.read();
-    if (left > 0) {
-      rearm(p, Duration.ofNanos(left), tries);
-      return;
-    }
-    try {
-      timeOut(p);
-    } catch (RuntimeException e) {
-      int failures = p.denyFailures;
-      if (e instanceof dev.toolcall.StaleCallException) { // moved on by a writer this runtime cannot read back
-        log.error("permission request {} of call {} ({}) is past its deadline, but the call was moved on elsewhere"
-            + " ({}); it is not tried again", p.request.requestId(), p.call.callId(), p.call.toolName(),
-            e.toString());
-        return;
-      }
-      if (tries == 0) {
-        log.warn("permission request {} of call {} ({}) is past its deadline, but its store failed the denial ({});"
-            + " trying again until it lands", p.request.requestId(), p.call.callId(), p.call.toolName(),
-            e.toString());
-      }
-      rearm(p, storeBackoff(failures - 1), tries + 1);
-    }
-  }
-
-  /**
-   * Runs {@link #onDeadline} for {@code p} again after {@code delay}, unless it was resolved meanwhile; {@code tries}
-   * counts the denials the store failed on this timer.
-   */
-  private void rearm(Pending p, Duration delay, int tries) {
-    p.timer = deadlines.schedule(() -> onDeadline(p, tries), delay);
-    if (p.done.get()) {
-      p.cancelTimer();
-    }
-  }
-
-  /**
-   * Denies {@code p}'s call as a timeout, its deadline having passed, and resolves the request with whatever won
-   * (another decision stored first wins over the denial). The reason says when the denial could not be stored at
-   * the deadline because the store was unreachable.
-   *
-   * @return the call's snapshot afterwards
-   * @throws RuntimeException what the call store threw (nothing changed; {@link Pending#denyFailures} counts it)
-   */
-  private ToolCallSnapshot timeOut(Pending p) {
-    String waited = "It waited " + Durations.format(p.timeout) + " for an answer";
-    TransitionResult<ToolCallSnapshot> r;
-    try {
-      r = p.call.deny(DenialSource.TIMEOUT, p.denyFailures == 0 ? waited + "."
-          : waited + "; its deadline passed while the database was unreachable, so it was denied when the"
-          + " database was back.");
-    } catch (dev.toolcall.StaleCallException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      p.denyFailures++;
-      throw e;
-    }
-    if (r.snapshot().state() != ToolCallState.PERMISSION_PENDING) {
-      finish(p, r.snapshot());
-    }
-    return r.snapshot();
-  }
-
-  /** Whether {@code p}'s deadline has passed on this service's ticker. */
-  private boolean pastDeadline(Pending p) {
-    return p.request.deadlineTick() - ticker.read() <= 0;
-  }
-
-  /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */
-  private static Duration storeBackoff(int failures) {
-    return Duration.ofMillis(Math.min(5_000, 100L << Math.min(Math.max(0, failures), 6)));
-  }
-
-  /**
-   * Lets go of {@code p} at close when its call could not be cancelled (its store refused): out of both maps, timer
-   * cancelled, listeners told; its authorize stage is left as it is, since nothing decided the call here.
-   */
-  private void abandon(Pending p) {
-    if (!p.done.compareAndSet(false, true)) {
-      return;
-    }
-    String id = p.request.requestId();
-    byId.remove(id, p);
-    requestListeners.resolved(id);
-    queue.remove(p);
-    p.cancelTimer();
+    return reopened.resume(call, askedAt);
   }
 
   /** Resolves {@code p} once: out of both maps, timer cancelled, authorize stage completed with {@code s}. */
-  private void finish(Pending p, ToolCallSnapshot s) {
+  void finish(Pending p, ToolCallSnapshot s) {
     if (!p.done.compareAndSet(false, true)) {
       return;
     }
@@ -538,7 +327,7 @@ public final class PermissionService implements AutoCloseable {
     return s;
   }
 
-  private static CompletionStage<ToolCallSnapshot> done(ToolCallSnapshot s) {
+  static CompletionStage<ToolCallSnapshot> done(ToolCallSnapshot s) {
     return CompletableFuture.completedStage(s);
   }
 
@@ -573,7 +362,7 @@ public final class PermissionService implements AutoCloseable {
     unread.read();
     Pending p = byId.get(requestId);
     if (p == null && resolved.getIfPresent(requestId) == null) {
-      p = loaded(requestId); // opened by another runtime sharing the store
+      p = reopened.loaded(requestId); // opened by another runtime sharing the store
     }
     return p == null ? Optional.empty() : Optional.ofNullable(p.current());
   }
@@ -607,90 +396,7 @@ public final class PermissionService implements AutoCloseable {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(decision, "decision");
     unread.read();
-    if (!decision.requestId().equals(requestId)) {
-      return new DecisionResult.WrongRequest(requestId, decision.requestId());
-    }
-    Pending p = byId.get(requestId);
-    if (p == null) {
-      DecisionResult.Lost lost = resolved.getIfPresent(requestId);
-      if (lost != null) {
-        return lost;
-      }
-      p = loaded(requestId);
-      if (p == null) {
-        lost = resolved.getIfPresent(requestId); // loaded, but decided elsewhere before it re-opened here
-        return lost == null ? new DecisionResult.UnknownRequest(requestId) : lost;
-      }
-    }
-    ToolCall call = p.call;
-    ToolCallSnapshot s = call.snapshot();
-    if (s.state() == ToolCallState.PENDING) {
-      return new DecisionResult.UnknownRequest(requestId); // not opened yet
-    }
-    if (s.state() != ToolCallState.PERMISSION_PENDING) {
-      return DecisionResult.Lost.of(requestId, s);
-    }
-    if (pastDeadline(p)) { // its denial is due (its timer may be late, or failed on the store): it wins
-      ToolCallSnapshot t = timeOut(p);
-      return t.state() == ToolCallState.PERMISSION_PENDING ? afterLoss(p, t, decision.argumentsVersion())
-          : DecisionResult.Lost.of(requestId, t);
-    }
-    int v = decision.argumentsVersion();
-    if (v != s.argumentsVersion()) {
-      return new DecisionResult.Stale(requestId, v, p.request(s));
-    }
-    final ToolCallState pp = ToolCallState.PERMISSION_PENDING;
-    final ToolCallState approved = ToolCallState.PERMISSION_APPROVED;
-    TransitionResult<ToolCallSnapshot> r;
-    Optional<Grant> grant = Optional.empty();
-    if (decision instanceof Decision.ApproveOnce) {
-      r = call.transition(pp, v, approved, Reason.APPROVED_ONCE);
-    } else if (decision instanceof Decision.ApproveForSession d) {
-      r = call.transition(pp, v, approved, Reason.APPROVED_FOR_SESSION);
-      if (r.won()) {
-        Grant g = new Grant("session-" + requestId, call.toolName(), d.arguments(), clock.instant(), null);
-        try {
-          sessionGrants.add(call.sessionId(), g);
-          grant = Optional.of(g);
-        } catch (RuntimeException | Error e) { // user code (or a database): the approval stands
-          log.warn("call {} is approved but session grant store {} failed to keep grant {}", call.callId(),
-              sessionGrants, g.form(), e);
-        }
-      }
-    } else if (decision instanceof Decision.ApproveAlways d) {
-      r = call.transition(pp, v, approved, Reason.APPROVED_ALWAYS);
-      if (r.won()) {
-        Instant now = clock.instant();
-        Grant g = new Grant("grant-" + requestId, call.toolName(), d.arguments(), now,
-            d.expiry() == null ? null : Durations.saturatedPlus(now, d.expiry()));
-        try {
-          grantStore.add(g);
-          grant = Optional.of(g);
-        } catch (RuntimeException | Error e) { // a grant store is user code
-          log.warn("call {} is approved but grant store {} failed to keep grant {}", call.callId(), grantStore,
-              g.form(), e);
-        }
-      }
-    } else if (decision instanceof Decision.ApproveModified d) {
-      TransitionResult<ToolCallSnapshot> m = call.modifyArguments(pp, v, d.arguments(), "user");
-      if (m.lost()) {
-        return afterLoss(p, m.snapshot(), v);
-      }
-      r = call.transition(pp, m.snapshot().argumentsVersion(), approved,
-          Reason.APPROVED_ONCE.withMessage("approved by the user with modified arguments"));
-    } else if (decision instanceof Decision.ModifyAndAsk d) {
-      TransitionResult<ToolCallSnapshot> m = call.modifyArguments(pp, v, d.arguments(), "user");
-      return m.won() ? new DecisionResult.Won(requestId, m.snapshot(), Optional.empty())
-          : afterLoss(p, m.snapshot(), v);
-    } else {
-      Decision.Deny d = (Decision.Deny) decision;
-      r = call.terminate(pp, v, new Outcome.Denied(DenialSource.USER, d.reasonForModel()), Reason.DENIED_BY_USER);
-    }
-    if (r.lost()) {
-      return afterLoss(p, r.snapshot(), v);
-    }
-    finish(p, r.snapshot());
-    return new DecisionResult.Won(requestId, r.snapshot(), grant);
+    return decisions.decide(requestId, decision);
   }
 
   /**
@@ -720,25 +426,6 @@ public final class PermissionService implements AutoCloseable {
   }
 
   /**
-   * The request {@code requestId} as the request loader brings it here from a store shared with other runtimes, or
-   * null (no loader, or no such request waiting there).
-   */
-  private Pending loaded(String requestId) {
-    if (requestLoader == null || queue.isClosed()) {
-      return null;
-    }
-    try {
-      if (!requestLoader.test(requestId)) {
-        return null;
-      }
-    } catch (RuntimeException e) {
-      log.warn("loading permission request {} from the shared store failed: {}", requestId, e.toString());
-      return null;
-    }
-    return byId.get(requestId);
-  }
-
-  /**
    * Tells this service that {@code call}, whose request it holds open, was changed by another runtime sharing the
    * call store (the call adopted a version stored there): once the call has left PERMISSION_PENDING, its request is
    * resolved here as if decided here, once (out of the queue, its deadline disarmed, its authorize stage completed
@@ -748,38 +435,7 @@ public final class PermissionService implements AutoCloseable {
    */
   public void settle(ToolCall call) {
     Objects.requireNonNull(call, "call");
-    ToolCallSnapshot s = call.snapshot();
-    Change.PermissionAsked asked = lastAsked(s);
-    Pending p = asked == null ? null : byId.get(asked.requestId());
-    if (p == null || p.call != call) {
-      return;
-    }
-    if (s.state() != ToolCallState.PERMISSION_PENDING) {
-      finish(p, s);
-    } else if (pastDeadline(p)) {
-      try {
-        timeOut(p);
-      } catch (RuntimeException e) { // its timer tries again
-        log.debug("permission request {} is past its deadline; denying it failed: {}", p.request.requestId(),
-            e.toString());
-      }
-    }
-  }
-
-  /** The request the call was last asked about, found back from {@code s} in its kept history; null if none. */
-  private static Change.PermissionAsked lastAsked(ToolCallSnapshot s) {
-    for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
-      if (v.change() instanceof Change.PermissionAsked asked) {
-        return asked;
-      }
-    }
-    return null;
-  }
-
-  private static DecisionResult afterLoss(Pending p, ToolCallSnapshot s, int decidedOn) {
-    String id = p.request.requestId();
-    return s.state() == ToolCallState.PERMISSION_PENDING ? new DecisionResult.Stale(id, decidedOn, p.request(s))
-        : DecisionResult.Lost.of(id, s);
+    reopened.settle(call);
   }
 
   // ------------------------------------------------------------------------------------------------ configuration
@@ -848,16 +504,7 @@ public final class PermissionService implements AutoCloseable {
    * it, or denies it at its deadline. Idempotent with {@link #close}: whichever comes first decides.
    */
   public void handOff() {
-    if (!queue.close()) {
-      return;
-    }
-    requestListeners.closeAll();
-    for (Pending p : byId.values()) {
-      abandon(p);
-    }
-    if (ownsTimer) {
-      deadlines.close();
-    }
+    closing.handOff();
   }
 
   /**
@@ -866,26 +513,7 @@ public final class PermissionService implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!queue.close()) {
-      return;
-    }
-    requestListeners.closeAll();
-    for (Pending p : byId.values()) {
-      ToolCallSnapshot s;
-      try {
-        s = p.call.cancel(CLOSED).snapshot();
-      } catch (RuntimeException e) { // a call store that failed or refused: close goes on; the store keeps the call
-        log.warn("closing: call {} could not be cancelled: {}", p.call.callId(), e.toString());
-        abandon(p);
-        continue;
-      }
-      if (s.state() != ToolCallState.PENDING && s.state() != ToolCallState.PERMISSION_PENDING) {
-        finish(p, s);
-      }
-    }
-    if (ownsTimer) {
-      deadlines.close();
-    }
+    closing.close();
   }
 
   @Override
