@@ -40,7 +40,7 @@ final class OpenBatchImpl implements OpenBatch {
 
   /** One announced call and its raw arguments so far. */
   final class Entry {
-    final ToolScheduler.Claim claim;
+    final Claims.Claim claim;
     final int index; // the call's place in the batch
     final StringBuilder raw = new StringBuilder();
     final CompletableFuture<Void> authorized = new CompletableFuture<>();
@@ -48,7 +48,7 @@ final class OpenBatchImpl implements OpenBatch {
     int published;
     boolean complete;
 
-    Entry(ToolScheduler.Claim claim, int index) {
+    Entry(Claims.Claim claim, int index) {
       this.claim = claim;
       this.index = index;
       if (claim.fresh()) {
@@ -92,7 +92,7 @@ final class OpenBatchImpl implements OpenBatch {
     }
     String callId = req.callId();
     checkOpen();
-    ToolScheduler.Claim c = sched.claim(sessionId, req, !seen.add(callId), false);
+    Claims.Claim c = sched.claims.claim(sessionId, req, !seen.add(callId), false);
     Entry e = new Entry(c, batch.append(c.call()));
     entries.add(e);
     byCall.put(c.call(), e);
@@ -211,15 +211,15 @@ final class OpenBatchImpl implements OpenBatch {
       Entry e = entries.get(admitted++);
       ToolCall call = e.call();
       if (!e.claim.fresh() || call.isTerminal()) {
-        sched.admit(new ToolScheduler.Claim(call, null, false, null), batch, e.index, null, null);
+        sched.claims.admit(new Claims.Claim(call, null, false, null), batch, e.index, null, null);
         continue;
       }
       Validator.Validation v = sched.validator.validate(call.toolName(), e.raw.toString());
-      ToolArguments args = ToolScheduler.argumentsOf(v);
+      ToolArguments args = Claims.argumentsOf(v);
       if (!call.snapshot().arguments().equals(args)) {
         call.modifyArguments(ToolCallState.PENDING, args, FINAL);
       }
-      sched.admit(new ToolScheduler.Claim(call, v, true, e.claim.known()), batch, e.index, hold, e.authorized);
+      sched.claims.admit(new Claims.Claim(call, v, true, e.claim.known()), batch, e.index, hold, e.authorized);
     }
   }
 }

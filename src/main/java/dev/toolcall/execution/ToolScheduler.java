@@ -6,14 +6,12 @@ import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.ToolSetEvent;
 import dev.toolcall.execution.KnownCalls.CallKey;
 import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
 import dev.toolcall.tool.ToolException;
 import dev.toolcall.tool.ToolRegistry;
 import dev.toolcall.tool.TransientToolException;
@@ -23,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -31,7 +28,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -107,8 +103,6 @@ public final class ToolScheduler implements AutoCloseable {
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
   final DeadlineTimer timer;
-  /** The n of the ids given to refused calls ({@link #refuse}); any thread. */
-  private final AtomicLong refused = new AtomicLong();
   final boolean ownsTimer;
   final int maxOutputChars;
   final Duration outputFlushInterval;
@@ -119,7 +113,14 @@ public final class ToolScheduler implements AutoCloseable {
   volatile boolean closed;
   /** Set before {@link #closed} by {@link #handOff}: the calls are left as they are for other runtimes. */
   volatile boolean handedOff;
-  private long toolSetVersion; // guarded by the registry validator
+  /** Claims of call ids, duplicates and refused calls, admission into a batch. */
+  final Claims claims = new Claims(this);
+  /** Calls restored from a runtime snapshot. */
+  private final RestoredCalls restore = new RestoredCalls(this);
+  /** Tool-set updates. */
+  private final ToolSetUpdates toolSets = new ToolSetUpdates(this);
+  /** Close and hand-off. */
+  private final SchedulerClose closing = new SchedulerClose(this);
 
   private ToolScheduler(Builder b) {
     this.validator = b.validator;
@@ -162,7 +163,7 @@ public final class ToolScheduler implements AutoCloseable {
    * @throws IllegalStateException if this scheduler was built with a validator of its own that has no registry
    */
   public ToolRegistry registry() {
-    return registryValidator().registry();
+    return toolSets.registryValidator().registry();
   }
 
   /**
@@ -178,42 +179,7 @@ public final class ToolScheduler implements AutoCloseable {
    */
   public Optional<ToolSetEvent> updateTools(UnaryOperator<ToolRegistry> change) {
     Objects.requireNonNull(change, "change");
-    RegistryValidator rv = registryValidator();
-    synchronized (rv) {
-      ToolRegistry before = rv.registry();
-      ToolRegistry after = Objects.requireNonNull(change.apply(before), "change returned null");
-      List<String> added = new ArrayList<>();
-      List<String> replaced = new ArrayList<>();
-      List<String> removed = new ArrayList<>();
-      for (String n : after.names()) {
-        Tool old = before.names().contains(n) ? before.require(n) : null;
-        if (old == null) {
-          added.add(n);
-        } else if (old != after.require(n)) {
-          replaced.add(n);
-        }
-      }
-      for (String n : before.names()) {
-        if (!after.names().contains(n)) {
-          removed.add(n);
-        }
-      }
-      if (added.isEmpty() && replaced.isEmpty() && removed.isEmpty()) {
-        return Optional.empty();
-      }
-      rv.use(after);
-      ToolSetEvent e = new ToolSetEvent(++toolSetVersion, clock.instant(), added, removed, replaced,
-          after.definitions());
-      bus.publish(e);
-      return Optional.of(e);
-    }
-  }
-
-  private RegistryValidator registryValidator() {
-    if (validator instanceof RegistryValidator rv) {
-      return rv;
-    }
-    throw new IllegalStateException("this scheduler validates with a validator of its own, not a registry");
+    return toolSets.update(change);
   }
 
   /** The bus the scheduler's calls publish on. */
@@ -242,43 +208,27 @@ public final class ToolScheduler implements AutoCloseable {
     Objects.requireNonNull(requests, "requests");
     List<CallRequest> reqs = List.copyOf(requests);
     SeenIds seen = new SeenIds(reqs.size());
-    Claim[] claims = new Claim[reqs.size()];
+    Claims.Claim[] claims = new Claims.Claim[reqs.size()];
     int made = 0;
     try { // every call is created (and stored) before any is authorized: all of them, or none runs
       for (CallRequest req : reqs) {
-        claims[made] = claim(sessionId, req, !seen.add(req.callId()), true);
+        claims[made] = this.claims.claim(sessionId, req, !seen.add(req.callId()), true);
         made++;
       }
     } catch (RuntimeException | Error e) {
       for (int i = 0; i < made; i++) {
         if (claims[i].fresh()) {
-          withdraw(claims[i]);
+          this.claims.withdraw(claims[i]);
         }
       }
       throw e;
     }
     BatchImpl batch = new BatchImpl(this, reqs.size(), true);
-    for (Claim c : claims) {
-      admit(c, batch, batch.append(c.call()), null, null);
+    for (Claims.Claim c : claims) {
+      this.claims.admit(c, batch, batch.append(c.call()), null, null);
     }
     batch.seal();
     return batch;
-  }
-
-  /**
-   * Withdraws a call created for a batch that {@link #schedule} then refused (another of its calls could not be
-   * created): it never runs, and ends CANCELLED, written to the store until the store takes it.
-   */
-  private void withdraw(Claim c) {
-    ToolCall call = c.call();
-    call.whenTerminal().thenAccept(s -> c.known().ended(s.state()));
-    try {
-      durably(call, () -> call.cancel("The call was not run: another call of its batch could not be stored, so the"
-          + " whole batch was refused."), 0, e -> log.error("call {} ({}) of a refused batch could not be ended: its"
-          + " store refuses the change ({})", call.callId(), call.toolName(), e.toString()));
-    } catch (RuntimeException e) { // closed meanwhile: the call stays as stored
-      log.warn("call {} ({}) of a refused batch could not be ended: {}", call.callId(), call.toolName(), e.toString());
-    }
   }
 
   /**
@@ -361,81 +311,6 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /**
-   * A call claimed by a batch: {@code fresh} when the batch created it and runs it (then {@code known} is its
-   * reservation in the window of known calls); otherwise a duplicate of an id in the batch or a call already scheduled
-   * in the session. {@code validation} is set when the call was created with validated arguments.
-   */
-  record Claim(ToolCall call, Validator.Validation validation, boolean fresh, Known known) {}
-
-  /**
-   * The id rules of one request of a batch: a duplicate id within the batch ({@code duplicate}) gets its own call,
-   * failed and published under an id of its own ({@link #refuse}); an id already scheduled in the session returns that call (nothing runs twice); a new id
-   * gets a new PENDING call, whose creation event is published before this returns. With {@code validateNow} the
-   * arguments are validated first and the call is created with them; otherwise it is created with the raw text as it
-   * stands (a call announced by a stream, validated when its arguments are complete).
-   */
-  Claim claim(String sessionId, CallRequest req, boolean duplicate, boolean validateNow) {
-    if (duplicate) {
-      return new Claim(duplicate(sessionId, req, "This response already contains a tool call with id '"
-          + req.callId() + "'; each call needs its own id. The duplicate was not run."), null, false, null);
-    }
-    Known mine = new Known();
-    CallKey key = new CallKey(sessionId, req.callId());
-    Known existing = known.reserve(key, mine);
-    if (existing != null) {
-      ToolCall same;
-      try {
-        same = existing.await();
-      } catch (java.util.concurrent.CompletionException e) {
-        if (e.getCause() instanceof dev.toolcall.DuplicateCallException) { // it raced a reuse the store refused
-          return storedAlready(sessionId, req);
-        }
-        throw e;
-      }
-      return new Claim(same != null ? same : duplicate(sessionId, req, "Tool call id '" + req.callId()
-          + "' was already used in this session by a call that ended " + existing.endedIn().wireName()
-          + ", and its result was given then; each call needs its own id. This call was not run."),
-          null, false, null);
-    }
-    Validator.Validation v = null;
-    ToolCall call;
-    try {
-      ToolArguments args;
-      if (validateNow) {
-        v = validator.validate(req.toolName(), req.rawArguments());
-        args = argumentsOf(v);
-      } else {
-        args = ToolArguments.ofText(req.rawArguments());
-      }
-      ToolCall.Builder cb = ToolCall.builder(req.callId(), validator.canonicalName(req.toolName()))
-          .sessionId(sessionId)
-          .arguments(args).clock(clock).ticker(ticker).eventBus(bus).origin(req.origin()).label(req.label());
-      if (req.parentCallId() != null) {
-        cb.parentCallId(req.parentCallId());
-      }
-      if (store != null) {
-        cb.store(store);
-      }
-      call = cb.build();
-    } catch (dev.toolcall.DuplicateCallException e) { // the store holds the id from before a restart, or elsewhere
-      known.unreserve(key, mine, e);
-      return storedAlready(sessionId, req);
-    } catch (RuntimeException | Error e) {
-      known.unreserve(key, mine, e);
-      throw e;
-    }
-    mine.built(call);
-    counters.scheduled.increment();
-    return new Claim(call, v, true, mine);
-  }
-
-  /** The claim of an id the store holds already (this runtime does not know it): a duplicate, told to the model. */
-  private Claim storedAlready(String sessionId, CallRequest req) {
-    return new Claim(duplicate(sessionId, req, "Tool call id '" + req.callId() + "' was already used in this session"
-        + " (by a call stored before); each call needs its own id. This call was not run."), null, false, null);
-  }
-
-  /**
    * Takes over calls restored from a runtime snapshot (after a restart), keeping their ids, versions, arguments
    * versions and attempts, as one batch of {@code sessionId} in the given order. Nothing is published for a restored
    * version itself; each later change is. By state:
@@ -458,63 +333,7 @@ public final class ToolScheduler implements AutoCloseable {
   public Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(waiting, "waiting");
-    List<ToolCallSnapshot> snaps = List.copyOf(restored);
-    for (ToolCallSnapshot s : snaps) {
-      if (s.isTerminal() || !s.identity().sessionId().equals(sessionId)) {
-        throw new IllegalArgumentException("restored must hold calls of session '" + sessionId
-            + "' that have not ended; got " + s);
-      }
-    }
-    BatchImpl batch = new BatchImpl(this, snaps.size(), true);
-    for (ToolCallSnapshot s : snaps) {
-      Validator.Validation v = validator.validate(s.toolName(), s.arguments().raw());
-      ToolCallSnapshot typed = v instanceof Validator.Valid ok ? new ToolCallSnapshot(s.identity(), s.state(),
-          s.version(), ok.arguments(), s.argumentsVersion(), s.attempt(), null, s.change(), s.tick(), s.previous())
-          : s;
-      CallKey key = new CallKey(sessionId, s.callId());
-      Known mine = new Known();
-      if (known.reserve(key, mine) != null) {
-        CallRequest req = CallRequest.of(s.callId(), s.toolName(), s.arguments().raw());
-        ToolCall dup = duplicate(sessionId, req, "Tool call id '" + s.callId() + "' is already known in this"
-            + " session, so the restored call was not run.");
-        admit(new Claim(dup, null, false, null), batch, batch.append(dup), null, null);
-        continue;
-      }
-      if (store != null) {
-        store.create(typed); // false: stored already (restored from this store)
-      }
-      ToolCall call = ToolCall.restore(typed, bus, ticker, store);
-      mine.built(call);
-      counters.scheduled.increment();
-      CallRun run = new CallRun(this, call, v, batch, mine);
-      Tool tool = v instanceof Validator.Valid ok ? ok.tool() : null;
-      if (tool != null) {
-        switch (typed.state()) {
-          case PERMISSION_PENDING -> run.resumedDecision = waiting.authorize(call, tool.definition());
-          case PERMISSION_APPROVED -> run.resumedDecision = CompletableFuture.completedFuture(call.snapshot());
-          case RUNNING -> { // a store shared with other runtimes lets one of them win each of these changes
-            if (tool.definition().idempotent()) {
-              run.resumedRunning = call.scheduleRetry(typed.attempt() + 1, Duration.ZERO, "The process stopped"
-                  + " while attempt " + typed.attempt() + " ran; the tool is idempotent, so it runs again.").won();
-            } else {
-              call.fail(FailureKind.OUTCOME_UNKNOWN, "Outcome unknown: the process stopped while the tool ran, so"
-                  + " it may have partly run. It was not run again; check its effects before calling it again.");
-            }
-            run.resumedDecision = CompletableFuture.completedFuture(call.snapshot());
-          }
-          default -> { } // PENDING: the authorizer decides, as for a new call
-        }
-      }
-      int index = batch.append(call);
-      if (call.identity().parentCallId() != null) {
-        nesting.link(call);
-      }
-      boolean readOnly = tool == null || tool.definition().readOnly();
-      int turn = batch.attach(index, order, readOnly, run);
-      run.start(turn);
-    }
-    batch.seal();
-    return batch;
+    return restore.resume(sessionId, restored, waiting);
   }
 
   /** The message for the model of a call whose runtime stopped renewing its claim while the tool ran. */
@@ -561,45 +380,6 @@ public final class ToolScheduler implements AutoCloseable {
   public List<List<ToolCall>> activeBatches() {
     return known.callsByBatch();
   }
-
-  static ToolArguments argumentsOf(Validator.Validation v) {
-    return v instanceof Validator.Valid ok ? ok.arguments() : ((Validator.Invalid) v).arguments();
-  }
-
-  /**
-   * Gives call {@code index} of {@code batch} (appended already) its turn and, when the claim is fresh and
-   * validated, starts its run; a call that is not fresh only takes its place (as if read-only: it runs nothing here).
-   * Calls are admitted in their batch order, by the one thread that adds them. {@code hold}, when given, keeps the
-   * tool from starting until it completes; {@code authorized}, when given, completes once the authorizer has decided
-   * that the call may run (an open batch's whenAuthorized).
-   */
-  void admit(Claim c, BatchImpl batch, int index, CompletableFuture<Void> hold,
-      CompletableFuture<Void> authorized) {
-    boolean readOnly = true;
-    CallRun run = null;
-    if (c.fresh()) {
-      Validator.Validation v = c.validation();
-      run = new CallRun(this, c.call(), v, batch, c.known());
-      if (c.call().identity().parentCallId() != null) {
-        nesting.link(c.call());
-      }
-      run.hold = hold;
-      run.authorized = authorized;
-      readOnly = !(v instanceof Validator.Valid ok) || ok.tool().definition().readOnly();
-    }
-    int turn = batch.attach(index, order, readOnly, run);
-    if (run != null) {
-      run.start(turn);
-    }
-  }
-
-
-
-  ToolCall duplicate(String sessionId, CallRequest req, String message) {
-    return refuse(sessionId, req.parentCallId(), req.callId(), req.toolName(), req.rawArguments(),
-        FailureKind.DUPLICATE_CALL, message);
-  }
-
   /**
    * Publishes a tool call that will not run because nothing could refer to it: its id is blank or already used (in
    * this session or this batch), or it names no tool. The call is created on this scheduler's bus and ends FAILED at
@@ -620,26 +400,7 @@ public final class ToolScheduler implements AutoCloseable {
    */
   public ToolCall refuse(String sessionId, String parentCallId, String callId, String toolName, String rawArguments,
       FailureKind kind, String message) {
-    Objects.requireNonNull(sessionId, "sessionId");
-    Objects.requireNonNull(kind, "kind");
-    Objects.requireNonNull(message, "message");
-    if (kind != FailureKind.DUPLICATE_CALL && kind != FailureKind.UNKNOWN_TOOL) {
-      throw new IllegalArgumentException("kind must be DUPLICATE_CALL or UNKNOWN_TOOL, was " + kind);
-    }
-    if (message.isBlank()) {
-      throw new IllegalArgumentException("message must not be blank: the model reads it");
-    }
-    String id = (callId == null || callId.isBlank() ? "no-id" : callId) + "#" + refused.incrementAndGet();
-    ToolCall.Builder cb = ToolCall.builder(id, toolName == null || toolName.isBlank() ? "unnamed" : toolName)
-        .sessionId(sessionId).arguments(ToolArguments.ofText(rawArguments == null ? "" : rawArguments))
-        .clock(clock).ticker(ticker).eventBus(bus);
-    if (parentCallId != null && !parentCallId.isBlank()) {
-      cb.parentCallId(parentCallId);
-    }
-    ToolCall call = cb.build();
-    call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, VALIDATING);
-    call.fail(kind, message);
-    return call;
+    return claims.refuse(sessionId, parentCallId, callId, toolName, rawArguments, kind, message);
   }
 
   /** Counters of what the scheduler had to contain. */
@@ -682,34 +443,7 @@ public final class ToolScheduler implements AutoCloseable {
 
   private void close(Duration grace, boolean handOff) {
     Objects.requireNonNull(grace, "grace");
-    if (closed) {
-      return;
-    }
-    handedOff = handOff;
-    closed = true;
-    for (ToolCall c : handOff ? List.<ToolCall>of() : known.calls()) {
-      try {
-        c.cancel("the runtime was closed");
-      } catch (RuntimeException e) { // a call store that failed or refused: close goes on; the store keeps the call
-        log.warn("closing: call {} could not be cancelled: {}", c.callId(), e.toString());
-      }
-    }
-    if (ownsTimer) {
-      timer.close();
-    }
-    if (ownedExecutor != null) {
-      ownedExecutor.shutdown();
-      try {
-        if (!ownedExecutor.awaitTermination(Math.max(0, grace.toNanos()), TimeUnit.NANOSECONDS)) {
-          ownedExecutor.shutdownNow();
-          log.warn("tool scheduler closed with {} tool attempt(s) still running after the grace period",
-              counters.stillRunning.get());
-        }
-      } catch (InterruptedException e) {
-        ownedExecutor.shutdownNow();
-        Thread.currentThread().interrupt();
-      }
-    }
+    closing.close(grace, handOff);
   }
 
   /** Whether {@link #close} was called. */
