@@ -263,7 +263,7 @@ final class BatchImpl implements Batch {
         continue;
       }
       try { // a cancel the store fails is tried again until it lands (counted here only if it landed at once)
-        sched.durably(c, () -> {
+        sched.writes.durably(c, () -> {
           if (c.cancel(reason).won()) {
             n[0]++;
           }

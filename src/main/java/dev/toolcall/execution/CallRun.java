@@ -107,7 +107,7 @@ final class CallRun implements Runnable, Permits.Waiter {
           : Objects.requireNonNull(sched.authorizer.authorize(call, tool.definition()), "authorizer returned null");
     } catch (RuntimeException | Error e) { // user code (or its call store failed): an Error ends the call too
       ToolScheduler.log.error("authorizer failed for call {} ({})", call.callId(), call.toolName(), e);
-      String why = "The permission check failed, so the call could not be run: " + ToolScheduler.defaultErrorText(e);
+      String why = "The permission check failed, so the call could not be run: " + ErrorText.defaultErrorText(e);
       durably(() -> call.cancel(why));
       return;
     }
@@ -235,7 +235,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (sched.handedOff) {
       return; // closed, handing the calls over: the call stays as stored, for another runtime
     }
-    Throwable cause = ToolScheduler.unwrap(t);
+    Throwable cause = ErrorText.unwrap(t);
     if (cause instanceof RejectedExecutionException) {
       sched.counters.rejections.increment();
       durably(() -> failOrCancel(FailureKind.EXECUTOR_REJECTED,
@@ -284,7 +284,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     try {
       o.flushNow();
     } catch (RuntimeException e) {
-      if (sched.store == null || sched.retriable(e) || e instanceof dev.toolcall.StaleCallException) {
+      if (sched.store == null || sched.writes.retriable(e) || e instanceof dev.toolcall.StaleCallException) {
         throw e;
       }
       ToolScheduler.log.warn("call {} ({}): its store cannot store a chunk of its output ({}); the chunk is dropped",
@@ -372,7 +372,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       if (sched.store == null || e instanceof dev.toolcall.StaleCallException) {
         throw e;
       }
-      if (!sched.retriable(e)) {
+      if (!sched.writes.retriable(e)) {
         unstorable(e);
         return;
       }
@@ -453,7 +453,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (current != a || !a.finish()) {
       return;
     }
-    failRun(FailureKind.TIMEOUT, "The tool did not finish within " + ToolScheduler.describe(timeout)
+    failRun(FailureKind.TIMEOUT, "The tool did not finish within " + ErrorText.describe(timeout)
         + " and was stopped.");
   }
 
@@ -465,7 +465,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       return;
     }
     a.timeout.cancel();
-    Throwable t = error == null ? null : ToolScheduler.unwrap(error);
+    Throwable t = error == null ? null : ErrorText.unwrap(error);
     if (call.isTerminal()) {
       if (t == null) {
         sched.counters.discarded.increment();
@@ -642,7 +642,7 @@ final class CallRun implements Runnable, Permits.Waiter {
    * call FAILED instead, with a reason for the model. Without a store the write cannot fail this way and runs once.
    */
   void durably(Runnable write) {
-    sched.durably(call, write, 0, this::unstorable);
+    sched.writes.durably(call, write, 0, this::unstorable);
   }
 
   /**

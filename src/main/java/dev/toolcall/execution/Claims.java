@@ -113,7 +113,7 @@ final class Claims {
     ToolCall call = c.call();
     call.whenTerminal().thenAccept(s -> c.known().ended(s.state()));
     try {
-      sched.durably(call, () -> call.cancel("The call was not run: another call of its batch could not be stored, so the"
+      sched.writes.durably(call, () -> call.cancel("The call was not run: another call of its batch could not be stored, so the"
           + " whole batch was refused."), 0, e -> log.error("call {} ({}) of a refused batch could not be ended: its"
           + " store refuses the change ({})", call.callId(), call.toolName(), e.toString()));
     } catch (RuntimeException e) { // closed meanwhile: the call stays as stored

@@ -21,9 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -121,6 +119,8 @@ public final class ToolScheduler implements AutoCloseable {
   private final ToolSetUpdates toolSets = new ToolSetUpdates(this);
   /** Close and hand-off. */
   private final SchedulerClose closing = new SchedulerClose(this);
+  /** Store writes that must not be lost, tried again while the store fails. */
+  final StoreWrites writes = new StoreWrites(this);
 
   private ToolScheduler(Builder b) {
     this.validator = b.validator;
@@ -229,47 +229,6 @@ public final class ToolScheduler implements AutoCloseable {
     }
     batch.seal();
     return batch;
-  }
-
-  /**
-   * Runs {@code write}, a change of {@code call} that must not be lost. With a store, a failure that may go away (the
-   * store was unreachable, a commit failed: anything {@link dev.toolcall.CallStore#retriable} does not rule out) is
-   * tried again on the timer, backing off from 100 ms to 5 s, until it lands or the call ends otherwise;
-   * one trying again cannot fix goes to {@code refused}. Throws what the write threw without a store, after close, or
-   * when another runtime moved the call on ({@link dev.toolcall.StaleCallException}).
-   */
-  void durably(ToolCall call, Runnable write, int failures, java.util.function.Consumer<RuntimeException> refused) {
-    if (call.isTerminal()) {
-      return;
-    }
-    try {
-      write.run();
-    } catch (RuntimeException e) {
-      if (store == null || closed || e instanceof dev.toolcall.StaleCallException) {
-        throw e;
-      }
-      if (!retriable(e)) {
-        refused.accept(e);
-        return;
-      }
-      if (failures == 0) {
-        log.warn("call {} ({}): its store failed the write ({}); trying again until it lands", call.callId(),
-            call.toolName(), e.toString());
-      }
-      timer.schedule(() -> {
-        try {
-          durably(call, write, failures + 1, refused);
-        } catch (RuntimeException again) { // closed meanwhile, or moved on elsewhere: the call stays as stored
-          log.warn("call {} ({}): gave up writing to its store: {}", call.callId(), call.toolName(),
-              again.toString());
-        }
-      }, CallRun.storeBackoff(failures));
-    }
-  }
-
-  /** Whether trying a store write that failed with {@code e} again may help (see {@link dev.toolcall.CallStore#retriable}). */
-  boolean retriable(RuntimeException e) {
-    return store == null || store.retriable(e);
   }
 
   /**
@@ -464,37 +423,6 @@ public final class ToolScheduler implements AutoCloseable {
     }
   }
 
-  static String describe(Duration d) {
-    long ms = d.toMillis();
-    if (ms < 1000) {
-      return ms + " ms";
-    }
-    if (ms % 1000 == 0) {
-      return (ms / 1000) + " s";
-    }
-    return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
-  }
-
-  static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
-  }
-
-  /** The default text for an unexpected exception: its type and message, never a stack trace or its causes. */
-  static String defaultErrorText(Throwable t) {
-    String msg = t.getMessage();
-    return t.getClass().getSimpleName() + (msg == null || msg.isBlank() ? "" : ": " + msg);
-  }
-
-  // ---------------------------------------------------------------------------------------------------------------
-
-
-
-
-
-
   /**
    * Builds a {@link ToolScheduler}. Not thread-safe; each setter checks its value at once and names it when wrong.
    */
@@ -512,7 +440,7 @@ public final class ToolScheduler implements AutoCloseable {
     private Duration defaultTimeout = Duration.ofMinutes(2);
     private final List<ToolInterceptor> interceptors = new ArrayList<>();
     private final List<dev.toolcall.Instrumentation> instrumentations = new ArrayList<>();
-    private Function<Throwable, String> errorText = ToolScheduler::defaultErrorText;
+    private Function<Throwable, String> errorText = ErrorText::defaultErrorText;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private DeadlineTimer timer;
     private int maxOutputChars = 1 << 20;
