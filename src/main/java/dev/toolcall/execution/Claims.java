@@ -6,6 +6,7 @@ import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.KnownCalls.CallKey;
 import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.tool.ToolArguments;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,6 +29,32 @@ final class Claims {
 
   Claims(ToolScheduler sched) {
     this.sched = sched;
+  }
+
+  /** {@link ToolScheduler#schedule}, its arguments checked and {@code reqs} copied. */
+  Batch schedule(String sessionId, List<CallRequest> reqs) {
+    SeenIds seen = new SeenIds(reqs.size());
+    Claim[] claims = new Claim[reqs.size()];
+    int made = 0;
+    try { // every call is created (and stored) before any is authorized: all of them, or none runs
+      for (CallRequest req : reqs) {
+        claims[made] = claim(sessionId, req, !seen.add(req.callId()), true);
+        made++;
+      }
+    } catch (RuntimeException | Error e) {
+      for (int i = 0; i < made; i++) {
+        if (claims[i].fresh()) {
+          withdraw(claims[i]);
+        }
+      }
+      throw e;
+    }
+    BatchImpl batch = new BatchImpl(sched, reqs.size(), true);
+    for (Claim c : claims) {
+      admit(c, batch, batch.append(c.call()), null, null);
+    }
+    batch.seal();
+    return batch;
   }
 
   /**

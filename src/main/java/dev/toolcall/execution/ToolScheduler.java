@@ -206,29 +206,7 @@ public final class ToolScheduler implements AutoCloseable {
   public Batch schedule(String sessionId, List<CallRequest> requests) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(requests, "requests");
-    List<CallRequest> reqs = List.copyOf(requests);
-    SeenIds seen = new SeenIds(reqs.size());
-    Claims.Claim[] claims = new Claims.Claim[reqs.size()];
-    int made = 0;
-    try { // every call is created (and stored) before any is authorized: all of them, or none runs
-      for (CallRequest req : reqs) {
-        claims[made] = this.claims.claim(sessionId, req, !seen.add(req.callId()), true);
-        made++;
-      }
-    } catch (RuntimeException | Error e) {
-      for (int i = 0; i < made; i++) {
-        if (claims[i].fresh()) {
-          this.claims.withdraw(claims[i]);
-        }
-      }
-      throw e;
-    }
-    BatchImpl batch = new BatchImpl(this, reqs.size(), true);
-    for (Claims.Claim c : claims) {
-      this.claims.admit(c, batch, batch.append(c.call()), null, null);
-    }
-    batch.seal();
-    return batch;
+    return claims.schedule(sessionId, List.copyOf(requests));
   }
 
   /**

@@ -100,7 +100,7 @@ public final class PermissionService implements AutoCloseable {
    * two always sees the other. The same pattern keeps close() and authorize() from missing each other (closed flag
    * vs. byId). The queue and its waiters for nextRequest() are a RequestQueue. Each other responsibility has its own
    * room in this package, holding this service and reading its package-private fields: RequestChecks (hooks, mode,
-   * rules and grants before anybody is asked), RequestDeadlines (timeouts and the store-retry of their denials),
+   * rules and grants before anybody is asked), RequestOpening (a request into byId and the queue), RequestDeadlines (timeouts and the store-retry of their denials),
    * Decisions (a person's answers), RequestResume (requests re-opened at restore or loaded from a shared store) and
    * Closing (close and hand-off).
    */
@@ -110,7 +110,7 @@ public final class PermissionService implements AutoCloseable {
 
   final PermissionPolicy policy;
   final GrantStore grantStore;
-  private final Duration defaultTimeout;
+  final Duration defaultTimeout;
   final Clock clock;
   final Ticker ticker;
   final DeadlineTimer deadlines;
@@ -125,7 +125,7 @@ public final class PermissionService implements AutoCloseable {
   final ConcurrentHashMap<String, Pending> byId = new ConcurrentHashMap<>();
   final RequestQueue queue = new RequestQueue();
   /** Warns once when a request opens and nothing has ever read the requests (see its javadoc). */
-  private final UnreadRequestWarning unread = new UnreadRequestWarning();
+  final UnreadRequestWarning unread = new UnreadRequestWarning();
   final List<PermissionHook> hooks;
   final RequestListeners requestListeners = new RequestListeners(id -> {
     Pending p = byId.get(id);
@@ -150,6 +150,8 @@ public final class PermissionService implements AutoCloseable {
   private final Decisions decisions = new Decisions(this);
   /** Close and hand-off. */
   private final Closing closing = new Closing(this);
+  /** Opening requests: into the queue, their deadline armed. */
+  final RequestOpening opening = new RequestOpening(this);
 
 
   private PermissionService(Builder b) {
@@ -213,63 +215,6 @@ public final class PermissionService implements AutoCloseable {
       }
       // the arguments changed while we asked; evaluate again
     }
-  }
-
-  /** Opens a request; null when the arguments changed meanwhile (the caller evaluates again). */
-  CompletionStage<ToolCallSnapshot> ask(ToolCall call, ToolDefinition definition, ToolCallSnapshot s) {
-    Duration timeout = definition.permissionTimeoutIfSet().orElse(defaultTimeout);
-    long nanos = DeadlineTimer.clampedNanos(timeout);
-    long deadlineTick = ticker.read() + nanos; // may wrap past Long.MAX_VALUE: only differences are compared
-    Instant createdAt = clock.instant();
-    Instant deadline = Durations.saturatedPlus(createdAt, timeout);
-    long seq = sequence.incrementAndGet();
-    String id = newRequestId();
-    Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
-        call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
-    byId.put(id, p);
-    TransitionResult<ToolCallSnapshot> r;
-    try {
-      r = call.transition(ToolCallState.PENDING, s.argumentsVersion(), ToolCallState.PERMISSION_PENDING,
-          new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick));
-    } catch (RuntimeException e) { // the call store failed: the request never opened
-      byId.remove(id, p);
-      p.done.set(true);
-      throw e;
-    }
-    if (r.lost()) {
-      byId.remove(id, p);
-      p.done.set(true);
-      ToolCallSnapshot cur = r.snapshot();
-      return cur.state() == ToolCallState.PENDING ? null : done(cur);
-    }
-    log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
-        call.toolName(), timeout);
-    unread.opened(p.request, timeout, deadlines, () -> byId.get(id) == p);
-    return enqueue(p, timeout);
-  }
-
-  /**
-   * Puts the open request {@code p} in the queue, tells the request listeners, arms its deadline {@code left} from
-   * now, and resolves it when its call ends; a request resolved meanwhile, or a service closed meanwhile, is taken
-   * out again. Returns the stage that completes with the version that left PERMISSION_PENDING.
-   */
-  CompletionStage<ToolCallSnapshot> enqueue(Pending p, Duration left) {
-    queue.put(p);
-    if (!requestListeners.isEmpty()) {
-      requestListeners.opened(p.request);
-    }
-    timeouts.arm(p, left);
-    p.call.whenTerminal().thenAccept(t -> finish(p, t));
-    if (p.done.get()) {
-      queue.remove(p);
-      p.cancelTimer();
-    } else {
-      queue.signalWaiters();
-    }
-    if (queue.isClosed()) {
-      finish(p, p.call.cancel(CLOSED).snapshot());
-    }
-    return p.result.minimalCompletionStage();
   }
 
   /**

@@ -74,7 +74,7 @@ final class RequestChecks {
       return denyByPolicy(call, "Rule: " + verdict.rule().get() + ".");
     }
     if (hooked instanceof PermissionHook.Ask) {
-      return svc.ask(call, definition, s);
+      return svc.opening.ask(call, definition, s);
     }
     if (hooked instanceof PermissionHook.Allow a) {
       return definition.requiresApproval() ? approve(call, "hook: " + a.why()) : PermissionService.done(s);
@@ -82,7 +82,7 @@ final class RequestChecks {
     if (verdict.rule().isPresent()) {
       PermissionRule rule = verdict.rule().get();
       if (verdict.effect() == PermissionRule.Effect.ASK) {
-        return svc.ask(call, definition, s);
+        return svc.opening.ask(call, definition, s);
       }
       return definition.requiresApproval() ? approve(call, "rule " + rule) : PermissionService.done(s);
     }
@@ -118,7 +118,7 @@ final class RequestChecks {
     if (m == ApprovalMode.AUTO_APPROVE_EDITS && svc.policy.isEditTool(tool)) {
       return approve(call, "approval mode AUTO_APPROVE_EDITS: edit tool");
     }
-    return svc.ask(call, definition, s);
+    return svc.opening.ask(call, definition, s);
   }
 
   private CompletionStage<ToolCallSnapshot> approve(ToolCall call, String why) {

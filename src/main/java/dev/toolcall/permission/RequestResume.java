@@ -65,7 +65,7 @@ final class RequestResume {
     }
     log.debug("permission request {} of call {} ({}) resumed, deadline in {}", id, call.callId(), call.toolName(),
         Duration.ofNanos(left));
-    return svc.enqueue(p, Duration.ofNanos(left));
+    return svc.opening.enqueue(p, Duration.ofNanos(left));
   }
 
   /** {@link PermissionService#settle}, its argument checked. */
