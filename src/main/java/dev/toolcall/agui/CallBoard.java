@@ -53,6 +53,9 @@ final class CallBoard implements AutoCloseable {
         }
       }
     });
+    // This board is how a person reads the runtime's requests (the page lists them): reading the queue once says so,
+    // so the runtime does not warn that nobody reads its requests while a browser has yet to connect.
+    runtime.permissions().pending();
   }
 
   private void update(ToolCallSnapshot s) {
