@@ -9,7 +9,6 @@ import dev.toolcall.tool.ToolContent;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolException;
 import dev.toolcall.tool.ToolInvocation;
-import dev.toolcall.tool.ToolRegistry;
 import dev.toolcall.tool.ToolResult;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,9 +75,8 @@ public final class McpToolSource implements AutoCloseable {
   private static final String VERSION = readVersion();
 
   private final String serverName;
-  private final String prefix;
-  private final boolean trustReadOnlyHints;
-  private final BiConsumer<McpSchema.Tool, ToolDefinition.Builder> customize;
+  /** The server's tools mapped, and the runtime's registry reconciled with them; used under applying. */
+  private final ToolList toolList;
   private final Duration livenessInterval;
   private final CancellingTransport transport;
   private final McpAsyncClient client;
@@ -93,24 +90,16 @@ public final class McpToolSource implements AutoCloseable {
   private volatile String disconnected; // why, once the server is gone
   private volatile boolean closed;
   /** The server's tools this source uses, by server tool name; written under applying and lock, read under lock. */
-  private LinkedHashMap<String, Entry> current = new LinkedHashMap<>();
+  private LinkedHashMap<String, ToolList.Entry> current = new LinkedHashMap<>();
   private ToolCallRuntime attached; // written under applying and lock
-  /** Server tools left out for a reason that stays until the server changes them; guarded by applying. */
-  private Map<String, McpSchema.Tool> rejected = Map.of();
-  /** Names of this source's tools left out because the runtime has another tool of that name; guarded by applying. */
-  private final java.util.Set<String> clashes = new java.util.HashSet<>();
-
-  /** One server tool and the {@link Tool} made of it (kept while the server's description does not change). */
-  private record Entry(McpSchema.Tool spec, Tool tool) {}
 
   /** A call the server is running. */
   private record InFlight(ToolInvocation invocation, CompletableFuture<ToolResult> result) {}
 
   private McpToolSource(Builder b) {
     this.serverName = b.serverName;
-    this.prefix = b.prefix == null ? b.serverName + "." : b.prefix;
-    this.trustReadOnlyHints = b.trustReadOnlyHints;
-    this.customize = b.customize;
+    this.toolList = new ToolList(this, b.serverName, b.prefix == null ? b.serverName + "." : b.prefix,
+        b.trustReadOnlyHints, b.customize);
     this.livenessInterval = b.livenessInterval;
     this.transport = new CancellingTransport(b.transport);
     this.client = McpClient.async(transport)
@@ -130,7 +119,7 @@ public final class McpToolSource implements AutoCloseable {
       client.initialize().block(b.initializationTimeout.plusSeconds(1));
       List<McpSchema.Tool> tools = listAll();
       synchronized (applying) {
-        LinkedHashMap<String, Entry> first = entries(tools, Map.of());
+        LinkedHashMap<String, ToolList.Entry> first = toolList.entries(tools, Map.of());
         synchronized (lock) {
           current = first;
         }
@@ -158,7 +147,7 @@ public final class McpToolSource implements AutoCloseable {
   /** The server's tools as they are now, in the server's order. */
   public List<Tool> tools() {
     synchronized (lock) {
-      return current.values().stream().map(Entry::tool).toList();
+      return current.values().stream().map(ToolList.Entry::tool).toList();
     }
   }
 
@@ -184,7 +173,7 @@ public final class McpToolSource implements AutoCloseable {
   public McpToolSource attach(ToolCallRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
     synchronized (applying) {
-      LinkedHashMap<String, Entry> tools;
+      LinkedHashMap<String, ToolList.Entry> tools;
       synchronized (lock) {
         if (closed) {
           throw new IllegalStateException("MCP tool source '" + serverName + "' is closed");
@@ -194,7 +183,7 @@ public final class McpToolSource implements AutoCloseable {
         }
         tools = current;
       }
-      runtime.updateTools(r -> reconcile(r, tools, true));
+      runtime.updateTools(r -> toolList.reconcile(r, tools, true));
       synchronized (lock) {
         attached = runtime;
       }
@@ -242,198 +231,28 @@ public final class McpToolSource implements AutoCloseable {
     return all;
   }
 
-  /**
-   * The entries for the server's list {@code specs}: an unchanged tool keeps its entry (and {@link Tool}); a new or
-   * changed one is mapped and its schemas compiled. A tool the library cannot take (its name, a schema that is not
-   * valid, a name another of the server's tools maps to as well) is left out, with a warning the first time it is
-   * seen as it is. Called under {@code applying}.
-   */
-  private LinkedHashMap<String, Entry> entries(List<McpSchema.Tool> specs, Map<String, Entry> before) {
-    LinkedHashMap<String, Entry> next = new LinkedHashMap<>();
-    Map<String, McpSchema.Tool> nowRejected = new LinkedHashMap<>();
-    java.util.Set<String> names = new java.util.HashSet<>();
-    List<Entry> fresh = new ArrayList<>();
-    for (McpSchema.Tool spec : specs) {
-      Entry old = before.get(spec.name());
-      if (old != null && old.spec.equals(spec)) {
-        next.put(spec.name(), old);
-        names.add(old.tool.definition().name());
-        continue;
-      }
-      if (next.containsKey(spec.name())) {
-        reject(nowRejected, spec, "the server lists a tool of that name twice");
-        continue;
-      }
-      try {
-        McpTool tool = new McpTool(definition(spec), spec.name());
-        if (!names.add(tool.definition().name())) {
-          reject(nowRejected, spec, "another of the server's tools is named '" + tool.definition().name() + "' here");
-          continue;
-        }
-        Entry e = new Entry(spec, tool);
-        next.put(spec.name(), e);
-        fresh.add(e);
-      } catch (IllegalArgumentException e) { // a name the library cannot take
-        reject(nowRejected, spec, e.getMessage());
-      }
-    }
-    for (Map.Entry<Entry, String> invalid : invalidSchemas(fresh).entrySet()) {
-      next.remove(invalid.getKey().spec.name());
-      reject(nowRejected, invalid.getKey().spec, invalid.getValue());
-    }
-    rejected = nowRejected;
-    return next;
-  }
-
-  /**
-   * The entries among {@code fresh} whose schemas do not compile, with what is wrong (all are compiled at once, and
-   * only when that fails one by one).
-   */
-  private static Map<Entry, String> invalidSchemas(List<Entry> fresh) {
-    if (fresh.isEmpty()) {
-      return Map.of();
-    }
-    try {
-      ToolRegistry.of(fresh.stream().map(Entry::tool).toList());
-      return Map.of();
-    } catch (IllegalArgumentException some) {
-      Map<Entry, String> invalid = new LinkedHashMap<>();
-      for (Entry e : fresh) {
-        String problem = schemaProblem(e.tool);
-        if (problem != null) {
-          invalid.put(e, problem);
-        }
-      }
-      return invalid;
-    }
-  }
-
-  /** What is wrong with {@code tool}'s schemas, or null when they compile. */
-  private static String schemaProblem(Tool tool) {
-    try {
-      ToolRegistry.of(tool);
-      return null;
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
-    }
-  }
-
-  private void reject(Map<String, McpSchema.Tool> nowRejected, McpSchema.Tool spec, String why) {
-    if (!spec.equals(rejected.get(spec.name())) && !spec.equals(nowRejected.get(spec.name()))) {
-      log.warn("MCP server '{}': tool '{}' left out: {}", serverName, spec.name(), why);
-    }
-    nowRejected.putIfAbsent(spec.name(), spec);
-  }
-
   private void onToolsChanged(List<McpSchema.Tool> tools) {
     synchronized (applying) {
       ToolCallRuntime rt;
-      LinkedHashMap<String, Entry> next;
+      LinkedHashMap<String, ToolList.Entry> next;
       synchronized (lock) {
         if (closed) {
           return;
         }
         rt = attached;
       }
-      next = entries(tools, current);
+      next = toolList.entries(tools, current);
       synchronized (lock) {
         current = next;
       }
       if (rt != null) {
         try {
-          rt.updateTools(r -> reconcile(r, next, false));
+          rt.updateTools(r -> toolList.reconcile(r, next, false));
         } catch (RuntimeException e) {
           log.warn("MCP server '{}': its changed tool list could not be applied to the runtime", serverName, e);
         }
       }
     }
-  }
-
-  /**
-   * The runtime's registry {@code r} with this source's tools made {@code tools}: each added, or put in place of
-   * this source's tool of that name; each of this source's tools no longer listed removed. A name another tool of
-   * the runtime has is refused: {@code attaching}, by throwing (nothing changes); else the tool is left out with a
-   * warning (once, until the clash ends). Tools of the runtime that are not this source's are never touched. Runs
-   * inside {@link ToolCallRuntime#updateTools}, under {@code applying}.
-   */
-  private ToolRegistry reconcile(ToolRegistry r, Map<String, Entry> tools, boolean attaching) {
-    List<Tool> put = new ArrayList<>();
-    java.util.Set<String> wanted = new java.util.HashSet<>();
-    java.util.Set<String> clashing = new java.util.HashSet<>();
-    for (Entry e : tools.values()) {
-      String name = e.tool.definition().name();
-      wanted.add(name);
-      Tool there = r.contains(name) && r.canonicalName(name).equals(name) ? r.require(name) : null;
-      if (there == e.tool) {
-        continue;
-      }
-      if (there == null || isMine(there)) {
-        put.add(e.tool);
-      } else if (attaching) {
-        throw new IllegalArgumentException("tool name '" + name + "' of MCP server '" + serverName
-            + "' is taken in the runtime; give the source another prefix");
-      } else {
-        clashing.add(name);
-        if (!clashes.contains(name)) {
-          log.warn("MCP server '{}': tool '{}' left out: the name is taken in the runtime by {}; give the source"
-              + " another prefix", serverName, name, there);
-        }
-      }
-    }
-    clashes.clear();
-    clashes.addAll(clashing);
-    List<String> remove = new ArrayList<>();
-    for (Tool t : r.tools()) {
-      if (isMine(t) && !wanted.contains(t.definition().name())) {
-        remove.add(t.definition().name());
-      }
-    }
-    return r.without(remove.toArray(String[]::new)).with(put.toArray(Tool[]::new));
-  }
-
-  private boolean isMine(Tool t) {
-    return t instanceof McpTool m && m.source() == this;
-  }
-
-  ToolDefinition definition(McpSchema.Tool spec) {
-    String description = spec.description() != null ? spec.description()
-        : spec.title() != null ? spec.title() : "";
-    ToolDefinition.Builder b = ToolDefinition.builder(runtimeName(prefix, spec.name())).description(description);
-    if (spec.inputSchema() != null) {
-      b.parameters(JSON.valueToTree(spec.inputSchema()));
-    }
-    if (spec.outputSchema() != null) {
-      JsonNode output = JSON.valueToTree(spec.outputSchema());
-      b.outputSchema(output);
-    }
-    McpSchema.ToolAnnotations a = spec.annotations();
-    boolean readOnly = a != null && Boolean.TRUE.equals(a.readOnlyHint());
-    boolean destructive = !readOnly && (a == null || a.destructiveHint() == null || a.destructiveHint());
-    b.readOnly(readOnly).idempotent(a != null && Boolean.TRUE.equals(a.idempotentHint()))
-        .requiresApproval(!(readOnly && trustReadOnlyHints));
-    if (customize != null) {
-      customize.accept(spec, b);
-    }
-    if (destructive) {
-      b.requiresApproval(true); // a destructive tool always asks
-    }
-    return b.build();
-  }
-
-  /**
-   * The runtime's name for the server tool {@code name}: {@code prefix + name}; when that is longer than the 128
-   * characters a tool name may have, {@code prefix}, {@code name} cut to fit, {@code _} and 8 hex digits of the
-   * whole {@code name}'s hash (the same on every connection; names that differ only past the cut stay apart). Calls
-   * reach the server under its own name.
-   */
-  static String runtimeName(String prefix, String name) {
-    String full = prefix + name;
-    int max = 128;
-    int keep = max - prefix.length() - 9;
-    if (full.length() <= max || keep < 1) {
-      return full; // fits, or cannot be made to fit: the definition refuses it
-    }
-    return prefix + name.substring(0, keep) + "_" + String.format(Locale.ROOT, "%08x", name.hashCode());
   }
 
   // ------------------------------------------------------------------------------------------------ calls
@@ -466,6 +285,16 @@ public final class McpToolSource implements AutoCloseable {
     public String toString() {
       return "McpTool[" + serverName + ": " + serverToolName + "]";
     }
+  }
+
+  /** The {@link Tool} of the server tool {@code serverToolName}, defined as {@code definition}. */
+  Tool tool(ToolDefinition definition, String serverToolName) {
+    return new McpTool(definition, serverToolName);
+  }
+
+  /** Whether {@code t} is one of this source's tools. */
+  boolean owns(Tool t) {
+    return t instanceof McpTool m && m.source() == this;
   }
 
   @SuppressWarnings("unchecked")
@@ -502,7 +331,7 @@ public final class McpToolSource implements AutoCloseable {
 
   private void complete(CompletableFuture<ToolResult> result, McpSchema.CallToolResult r) {
     try {
-      ToolResult out = result(r);
+      ToolResult out = McpResults.result(r);
       if (Boolean.TRUE.equals(r.isError())) {
         String text = out.content().isBlank() ? "The MCP server reported an error without a message." : out.content();
         result.completeExceptionally(new ToolException(text));
@@ -513,44 +342,6 @@ public final class McpToolSource implements AutoCloseable {
       result.completeExceptionally(new ToolException("The MCP server '" + serverName + "' sent a result that could"
           + " not be read: " + describe(e), e));
     }
-  }
-
-  static ToolResult result(McpSchema.CallToolResult r) {
-    List<ToolContent> parts = new ArrayList<>();
-    for (McpSchema.Content c : r.content() == null ? List.<McpSchema.Content>of() : r.content()) {
-      ToolContent p = part(c);
-      if (p != null) {
-        parts.add(p);
-      }
-    }
-    Optional<JsonNode> structured = r.structuredContent() == null ? Optional.empty()
-        : Optional.of(JSON.valueToTree(r.structuredContent()));
-    return new ToolResult(parts, structured);
-  }
-
-  private static ToolContent part(McpSchema.Content c) {
-    if (c instanceof McpSchema.TextContent t) {
-      return new ToolContent.Text(t.text() == null ? "" : t.text());
-    } else if (c instanceof McpSchema.ImageContent i) {
-      return new ToolContent.Image(orDefault(i.mimeType(), "image/*"), i.data() == null ? "" : i.data());
-    } else if (c instanceof McpSchema.AudioContent a) {
-      return new ToolContent.Audio(orDefault(a.mimeType(), "audio/*"), a.data() == null ? "" : a.data());
-    } else if (c instanceof McpSchema.ResourceLink l) {
-      return new ToolContent.ResourceLink(l.uri(), l.name() == null ? "" : l.name(),
-          Optional.ofNullable(l.mimeType()));
-    } else if (c instanceof McpSchema.EmbeddedResource e) {
-      McpSchema.ResourceContents rc = e.resource();
-      if (rc instanceof McpSchema.TextResourceContents t) {
-        return ToolContent.Resource.ofText(t.uri(), t.mimeType(), t.text() == null ? "" : t.text());
-      } else if (rc instanceof McpSchema.BlobResourceContents b) {
-        return ToolContent.Resource.ofBlob(b.uri(), b.mimeType(), b.blob() == null ? "" : b.blob());
-      }
-    }
-    return null; // a content type this version does not know: left out
-  }
-
-  private static String orDefault(String s, String d) {
-    return s == null || s.isBlank() ? d : s;
   }
 
   private Throwable failure(Throwable e) {

@@ -1,0 +1,142 @@
+package dev.toolcall.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/** One runtime's view of the shared store: {@link PostgresCallStore#shared}. */
+final class SharedView implements dev.toolcall.SharedCallStore {
+  private final PostgresCallStore store;
+  private final Writes writes;
+  private final DataSource dataSource;
+  private final int timeoutSeconds;
+  private final String owner;
+  private final Duration lease;
+
+  SharedView(PostgresCallStore store, Writes writes, DataSource dataSource, int timeoutSeconds, String owner,
+      Duration lease) {
+    this.store = store;
+    this.writes = writes;
+    this.dataSource = dataSource;
+    this.timeoutSeconds = timeoutSeconds;
+    this.owner = owner;
+    this.lease = lease;
+  }
+
+  @Override
+  public boolean create(dev.toolcall.ToolCallSnapshot first) {
+    return writes.insert(PostgresCallStore.stored(first), owner, lease);
+  }
+
+  @Override
+  public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
+    return writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease)
+        .won();
+  }
+
+  @Override
+  public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
+    return store.load(sessionId, callId).map(PostgresCallStore::entry);
+  }
+
+  @Override
+  public boolean retriable(RuntimeException failure) {
+    return PostgresCallStore.retriable(failure);
+  }
+
+  @Override
+  public String owner() {
+    return owner;
+  }
+
+  @Override
+  public Duration lease() {
+    return lease;
+  }
+
+  @Override
+  public Optional<dev.toolcall.RuntimeSnapshot.Call> readByRequest(String requestId) {
+    Objects.requireNonNull(requestId, "requestId");
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
+        + " FROM toolcall_call WHERE state = 'permission_pending' AND document #>> '{permission,requestId}' = ?")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, Nul.escape(requestId));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(PostgresCallStore.entry(Rows.row(rs))) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new StoreException("reading the call of request " + requestId + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public int renewLeases() {
+    try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
+        "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
+            + " WHERE lease_owner = ?")) { // only rows it drives carry a lease
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setLong(1, lease.toMillis());
+      ps.setString(2, owner);
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e,
+        Writes.connectionLost(e));
+    }
+  }
+
+  @Override
+  public int releaseLeases() {
+    try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
+        "UPDATE toolcall_call SET lease_until = now() WHERE lease_owner = ?")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, owner);
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e,
+        Writes.connectionLost(e));
+    }
+  }
+
+  @Override
+  public List<dev.toolcall.RuntimeSnapshot.Call> overdue() {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
+        + " FROM toolcall_call WHERE state NOT IN " + Rows.ENDED + " AND (state <> 'permission_pending'"
+        + " AND lease_until <= now()"
+        + " OR state = 'permission_pending' AND " + Rows.DEADLINE + " < now())"
+        + " ORDER BY seq")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      List<dev.toolcall.RuntimeSnapshot.Call> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          try {
+            out.add(PostgresCallStore.entry(Rows.row(rs)));
+          } catch (StoreException e) {
+            store.unreadable(Rows.key(rs.getString(1), rs.getString(2)), e);
+          }
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("reading the overdue calls failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public AutoCloseable watch(Listener listener) {
+    Objects.requireNonNull(listener, "listener");
+    return ChangeFeed.start(dataSource, ch -> listener.stored(ch.sessionId(), ch.callId(), ch.version()),
+        Duration.ofMillis(500));
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresCallStore.shared(" + owner + ")";
+  }
+}
