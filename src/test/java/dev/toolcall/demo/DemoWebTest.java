@@ -25,14 +25,14 @@ class DemoWebTest {
   void theApprovalIsAnsweredInTheBrowser() throws Exception {
     DemoRunTest.Transcript out = new DemoRunTest.Transcript();
     Demo.Io io = new Demo.Io(InputStream.nullInputStream(), out.printStream(), false, false, 0, 0);
-    CompletableFuture<Demo.Run> run = CompletableFuture.supplyAsync(() -> {
-      try {
-        return Demo.run(Demo.Options.parse(DemoRunTest.args("--web")), io, () -> { });
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    try (Browser browser = Browser.open()) {
+    try (Browser browser = Browser.open()) { // first: a browser slow to start must not outlast the request
+      CompletableFuture<Demo.Run> run = CompletableFuture.supplyAsync(() -> {
+        try {
+          return Demo.run(Demo.Options.parse(DemoRunTest.args("--web")), io, () -> { });
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
       Pattern url = Pattern.compile("Approvals are answered in the browser: (http://127\\.0\\.0\\.1:\\d+/approvals/\\S+)");
       String page = browser.until("the demo prints the page's URL", d -> {
         Matcher m = url.matcher(out.text());
