@@ -18,11 +18,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
@@ -144,6 +142,7 @@ public final class Agent {
   final java.util.Set<dev.toolcall.permission.DecisionKind> allowedDecisions;
   final Suspensions suspensions = new Suspensions(this);
   final AgentResume resumes = new AgentResume(this);
+  final ModelPhase models = new ModelPhase(this);
   /** Results known when the snapshot this agent resumes from was taken (see {@link Builder#resume}). */
   final List<ToolResultMessage> resumeAnswers;
 
@@ -438,113 +437,19 @@ public final class Agent {
 
   // --- the loop -----------------------------------------------------------------------------------------------------
 
+  /** See {@link ModelPhase#request}. */
   void request(Turn t) {
-    ModelRequest request;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      request = new ModelRequest(messages, runtime.registry().modelDefinitions(), instructions, options);
-      t.stream = null; // the previous response's calls are in t.batch
-    }
-    Consumer<ModelDelta> listener = d -> {
-      guarded(t, () -> streams.onDelta(t, d));
-      if (deltaListener != null) {
-        deltaListener.accept(d);
-      }
-    };
-    CompletionStage<ModelResponse> stage;
-    try {
-      stage = model.stream(request, listener);
-      if (stage == null) {
-        stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-            "the model client returned no stage"));
-      }
-    } catch (RuntimeException | Error e) { // a model client that throws an Error too ends the turn, never hangs it
-      stage = CompletableFuture.failedFuture(ModelException.from(e));
-    }
-    boolean live;
-    synchronized (lock) {
-      live = live(t);
-      if (live) {
-        t.modelRequest = stage;
-      }
-    }
-    if (!live) { // the turn ended while the request was being sent: it is not wanted
-      ModelClients.cancel(stage);
-      return;
-    }
-    CompletionStage<ModelResponse> sent = stage;
-    stage.whenComplete((response, e) -> guarded(t, () -> {
-      synchronized (lock) {
-        if (t.modelRequest == sent) {
-          t.modelRequest = null;
-        }
-      }
-      if (e != null) {
-        streams.dropStream(t, "the model's response failed before it was complete");
-        onModelError(t, ModelException.from(e));
-      } else if (response == null) {
-        streams.dropStream(t, "the model's response failed before it was complete");
-        onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-            "the model client returned no response"));
-      } else {
-        streams.onResponse(t, response);
-      }
-    }));
+    models.request(t);
   }
 
+  /** See {@link ModelPhase#onModelError}. */
   void onModelError(Turn t, ModelException e) {
-    if (e.mustNotContinue()) {
-      finish(t, TurnResult.Ending.MODEL_SWITCHED, "The model cannot continue this turn on its own: " + e.getMessage()
-          + " Send a message to go on.", () -> conversation.stopTurn(ConversationReasons.MODEL_SWITCHED));
-      return;
-    }
-    if (!e.isTransient()) {
-      String error = "The model request failed: " + e.getMessage();
-      finish(t, TurnResult.Ending.FAILED, error, () -> conversation.fail(ConversationState.AWAITING_LLM_RESPONSE,
-          error));
-      return;
-    }
-    TransitionResult<ConversationSnapshot> r;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      r = conversation.transientFailure(ConversationState.AWAITING_LLM_RESPONSE, e.getMessage());
-    }
-    if (!r.won()) {
-      stoppedOutside(t);
-      return;
-    }
-    int retryCount = r.snapshot().retryCount();
-    Optional<Duration> delay = TurnGuards.modelRetryDelay(limits, e, retryCount, random.getAsDouble());
-    if (delay.isEmpty()) {
-      String error = "The model request failed " + retryCount + " times in a row; the last error: " + e.getMessage();
-      finish(t, TurnResult.Ending.FAILED, error, () -> conversation.fail(ConversationState.TRANSIENT_FAILURE,
-          error));
-      return;
-    }
-    log.debug("conversation {}: model request failed transiently ({}), retry {} in {}", conversation.id(),
-        e.getMessage(), retryCount, delay.get());
-    CompletableFuture.delayedExecutor(delay.get().toNanos(), TimeUnit.NANOSECONDS).execute(() -> guarded(t, () -> {
-      if (step(t, ConversationState.TRANSIENT_FAILURE, ConversationState.AWAITING_LLM_RESPONSE,
-          ConversationReasons.RETRYING)) {
-        request(t);
-      }
-    }));
+    models.onModelError(t, e);
   }
 
-  /** In generating_response: the next model request, unless the round-trip limit stops the turn. */
+  /** See {@link ModelPhase#continueOrStop}. */
   void continueOrStop(Turn t) {
-    GuardDecision d = TurnGuards.checkRoundTrip(limits, conversation.snapshot().roundTrips());
-    if (!d.allowed()) {
-      finish(t, TurnResult.Ending.ROUND_TRIP_LIMIT, d.message(),
-          () -> conversation.stopTurn(ConversationReasons.ROUND_TRIP_LIMIT));
-    } else if (step(t, ConversationState.GENERATING_RESPONSE, ConversationState.AWAITING_LLM_RESPONSE,
-        ConversationReasons.MODEL_REQUESTED)) {
-      request(t);
-    }
+    models.continueOrStop(t);
   }
 
   // --- steps, ends and results ----------------------------------------------------------------------------------
