@@ -6,7 +6,6 @@ import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallOrigin;
 import dev.toolcall.ToolCallRuntime;
-import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
@@ -15,18 +14,13 @@ import dev.toolcall.fsm.TransitionResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
@@ -147,6 +141,8 @@ public final class Agent {
   /** The decisions a remote client may give ({@link Builder#allowedDecisions}). */
   final java.util.Set<dev.toolcall.permission.DecisionKind> allowedDecisions;
   final Suspensions suspensions = new Suspensions(this);
+  final AgentResume resumes = new AgentResume(this);
+  final ModelPhase models = new ModelPhase(this);
   /** Results known when the snapshot this agent resumes from was taken (see {@link Builder#resume}). */
   final List<ToolResultMessage> resumeAnswers;
 
@@ -349,29 +345,7 @@ public final class Agent {
    * {@link AgentSnapshot}.
    */
   public AgentSnapshot snapshot() {
-    synchronized (lock) {
-      List<ToolResultMessage> answered = new ArrayList<>();
-      Turn t = current;
-      Suspensions.Parked parked = suspensions.parked();
-      if (t != null && (!t.ended || parked != null && parked.turn() == t)) {
-        for (int i = 0; i < t.open.size(); i++) {
-          ToolCallRequest c = t.open.get(i);
-          int j = t.scheduledIndex[i];
-          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : t.resumed.get(c.id());
-          dev.toolcall.ToolCallSnapshot s = call == null ? null : call.snapshot();
-          ToolResultMessage known = t.given.get(c.id());
-          if (t.refusals[i] != null) {
-            answered.add(new ToolResultMessage(c.id(), c.name(), t.refusals[i], true));
-          } else if (known != null) { // known when the snapshot this turn resumed from was taken
-            answered.add(known);
-          } else if (s != null && s.isTerminal()) {
-            CallResult r = new CallResult(s);
-            answered.add(new ToolResultMessage(c.id(), c.name(), r.messageForModel(), r.isError()));
-          }
-        }
-      }
-      return new AgentSnapshot(conversation.snapshot(), messages, answered);
-    }
+    return resumes.snapshot();
   }
 
   /**
@@ -386,55 +360,7 @@ public final class Agent {
    *     (the conversation is not busy) or a turn is running
    */
   public CompletionStage<TurnResult> resume(List<Batch> owed) {
-    Objects.requireNonNull(owed, "owed");
-    Map<String, java.util.ArrayDeque<ToolCall>> restored = new HashMap<>(); // by the provider's id, in order
-    for (Batch b : owed) {
-      for (ToolCall c : b.calls()) {
-        if (c.sessionId().equals(conversation.id())) {
-          restored.computeIfAbsent(c.identity().label(), k -> new java.util.ArrayDeque<>()).add(c);
-        }
-      }
-    }
-    Turn t = new Turn(false);
-    ConversationState from;
-    synchronized (lock) {
-      from = conversation.state();
-      if (suspensions.parked() != null) {
-        return CompletableFuture.failedFuture(new IllegalStateException("conversation " + conversation.id()
-            + " has an interrupted turn: go on with it with resumeWith(decisions)"));
-      }
-      if (!from.isBusy() || (current != null && !current.ended)) {
-        return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: conversation "
-            + conversation.id() + " is " + from.wireName() + (current != null && !current.ended
-            ? " and a turn is running" : "")));
-      }
-      current = t;
-      List<ToolCallRequest> open = openCalls();
-      t.open(open);
-      Map<String, ToolResultMessage> given = new HashMap<>();
-      for (ToolResultMessage m : resumeAnswers) {
-        given.put(m.callId(), m);
-      }
-      Map<String, ToolCall> mine = new LinkedHashMap<>();
-      for (int i = 0; i < open.size(); i++) {
-        ToolCallRequest c = open.get(i);
-        if (given.containsKey(c.id())) {
-          continue;
-        }
-        java.util.ArrayDeque<ToolCall> labelled = restored.get(c.id());
-        ToolCall call = labelled == null ? null : labelled.poll();
-        if (call != null) {
-          mine.put(c.id(), call);
-        } else {
-          t.refusals[i] = LOST;
-        }
-      }
-      given.keySet().retainAll(open.stream().map(ToolCallRequest::id).toList());
-      t.given = given;
-      t.resumed = mine;
-    }
-    guarded(t, () -> resumeFrom(t, from));
-    return t.result.minimalCompletionStage();
+    return resumes.resume(owed);
   }
 
   /**
@@ -479,123 +405,9 @@ public final class Agent {
   static final String LOST = "Outcome unknown: the process restarted while this call was under way and its result was"
       + " lost; it may have run. Check its effects before calling it again.";
 
-  /** The calls of the last assistant message without a result after it. Under lock. */
-  private List<ToolCallRequest> openCalls() {
-    for (int i = messages.size() - 1; i >= 0; i--) {
-      Message m = messages.get(i);
-      if (m instanceof AssistantMessage a) {
-        return i == messages.size() - 1 ? a.toolCalls() : List.of();
-      }
-      if (m instanceof UserMessage) {
-        return List.of();
-      }
-    }
-    return List.of();
-  }
-
-  private void resumeFrom(Turn t, ConversationState from) {
-    List<ToolCall> calls;
-    synchronized (lock) {
-      calls = List.copyOf(t.resumed.values());
-    }
-    switch (from) {
-      case AWAITING_TOOL_APPROVAL -> {
-        if (!suspend || !suspensions.suspendResumed(t, calls)) {
-          afterDecided(t, calls);
-        }
-      }
-      case PROCESSING_LLM_RESPONSE -> {
-        if (step(t, from, ConversationState.EXECUTING_TOOLS, ConversationReasons.TOOLS_STARTED)) {
-          afterTools(t, calls);
-        }
-      }
-      case EXECUTING_TOOLS -> afterTools(t, calls);
-      case TRANSIENT_FAILURE -> {
-        boolean tools = !t.open.isEmpty();
-        if (step(t, from, tools ? ConversationState.EXECUTING_TOOLS : ConversationState.AWAITING_LLM_RESPONSE,
-            ConversationReasons.RETRYING)) {
-          if (tools) {
-            afterTools(t, calls);
-          } else {
-            request(t);
-          }
-        }
-      }
-      case PROCESSING_TOOL_RESULTS, HANDLING_TOOL_ERROR -> {
-        synchronized (lock) {
-          closeOut(t);
-        }
-        if (step(t, from, ConversationState.GENERATING_RESPONSE, ConversationReasons.CONTINUING)) {
-          continueOrStop(t);
-        }
-      }
-      case GENERATING_RESPONSE -> {
-        synchronized (lock) {
-          closeOut(t);
-        }
-        continueOrStop(t);
-      }
-      case PROCESSING_USER_MESSAGE -> {
-        if (step(t, from, ConversationState.AWAITING_LLM_RESPONSE, ConversationReasons.MODEL_REQUESTED)) {
-          request(t);
-        }
-      }
-      case AWAITING_LLM_RESPONSE -> request(t);
-      default -> finish(t, TurnResult.Ending.FAILED, "Nothing to resume from " + from.wireName() + ".",
-          () -> conversation.stopTurn(INTERNAL_ERROR));
-    }
-  }
-
-  /**
-   * In awaiting_tool_approval with restored calls: once none waits for a decision, the denials go to the model or
-   * the approved calls' results are awaited in executing_tools. Registers callbacks; holds no thread.
-   */
+  /** See {@link AgentResume#afterDecided}. */
   void afterDecided(Turn t, List<ToolCall> calls) {
-    whenDecided(calls).whenComplete((x, e) -> guarded(t, () -> {
-      if (calls.stream().allMatch(ToolCall::isTerminal) && calls.stream().noneMatch(c -> c.snapshot().toolStarted())) {
-        tools.onAllDenied(t);
-      } else if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-          ConversationReasons.TOOLS_STARTED)) {
-        afterTools(t, calls);
-      }
-    }));
-  }
-
-  /** In executing_tools: once every restored call has ended, the tool phase ends as a batch's would. */
-  private void afterTools(Turn t, List<ToolCall> calls) {
-    CompletableFuture<?>[] ends = calls.stream().map(c -> c.whenTerminal().toCompletableFuture())
-        .toArray(CompletableFuture[]::new);
-    CompletableFuture.allOf(ends).whenComplete((x, e) -> guarded(t, () -> tools.onBatchDone(t,
-        calls.stream().map(c -> new CallResult(c.snapshot())).toList())));
-  }
-
-  /** Completes once none of {@code calls} waits for a decision (each was decided, or ended). */
-  private CompletableFuture<Void> whenDecided(List<ToolCall> calls) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    java.util.function.BooleanSupplier decided = () -> calls.stream().allMatch(c -> {
-      ToolCallState s = c.state();
-      return s != ToolCallState.PENDING && s != ToolCallState.PERMISSION_PENDING;
-    });
-    if (decided.getAsBoolean()) {
-      done.complete(null);
-      return done;
-    }
-    Set<String> ids = new HashSet<>();
-    calls.forEach(c -> ids.add(c.callId()));
-    dev.toolcall.event.Subscription[] sub = new dev.toolcall.event.Subscription[1];
-    sub[0] = runtime.events().subscribe(new dev.toolcall.event.EventListener() {
-      @Override
-      public void onStateChanged(dev.toolcall.event.ToolCallEvent.StateChanged e) {
-        if (ids.contains(e.snapshot().callId()) && e.snapshot().identity().sessionId().equals(conversation.id())
-            && decided.getAsBoolean() && done.complete(null)) {
-          CompletableFuture.runAsync(() -> sub[0].close()); // not from inside its own delivery
-        }
-      }
-    });
-    if (decided.getAsBoolean() && done.complete(null)) {
-      sub[0].close();
-    }
-    return done;
+    resumes.afterDecided(t, calls);
   }
 
   /** The system instructions sent with every model request; empty when there are none. */
@@ -625,113 +437,19 @@ public final class Agent {
 
   // --- the loop -----------------------------------------------------------------------------------------------------
 
+  /** See {@link ModelPhase#request}. */
   void request(Turn t) {
-    ModelRequest request;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      request = new ModelRequest(messages, runtime.registry().modelDefinitions(), instructions, options);
-      t.stream = null; // the previous response's calls are in t.batch
-    }
-    Consumer<ModelDelta> listener = d -> {
-      guarded(t, () -> streams.onDelta(t, d));
-      if (deltaListener != null) {
-        deltaListener.accept(d);
-      }
-    };
-    CompletionStage<ModelResponse> stage;
-    try {
-      stage = model.stream(request, listener);
-      if (stage == null) {
-        stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-            "the model client returned no stage"));
-      }
-    } catch (RuntimeException | Error e) { // a model client that throws an Error too ends the turn, never hangs it
-      stage = CompletableFuture.failedFuture(ModelException.from(e));
-    }
-    boolean live;
-    synchronized (lock) {
-      live = live(t);
-      if (live) {
-        t.modelRequest = stage;
-      }
-    }
-    if (!live) { // the turn ended while the request was being sent: it is not wanted
-      ModelClients.cancel(stage);
-      return;
-    }
-    CompletionStage<ModelResponse> sent = stage;
-    stage.whenComplete((response, e) -> guarded(t, () -> {
-      synchronized (lock) {
-        if (t.modelRequest == sent) {
-          t.modelRequest = null;
-        }
-      }
-      if (e != null) {
-        streams.dropStream(t, "the model's response failed before it was complete");
-        onModelError(t, ModelException.from(e));
-      } else if (response == null) {
-        streams.dropStream(t, "the model's response failed before it was complete");
-        onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-            "the model client returned no response"));
-      } else {
-        streams.onResponse(t, response);
-      }
-    }));
+    models.request(t);
   }
 
+  /** See {@link ModelPhase#onModelError}. */
   void onModelError(Turn t, ModelException e) {
-    if (e.mustNotContinue()) {
-      finish(t, TurnResult.Ending.MODEL_SWITCHED, "The model cannot continue this turn on its own: " + e.getMessage()
-          + " Send a message to go on.", () -> conversation.stopTurn(ConversationReasons.MODEL_SWITCHED));
-      return;
-    }
-    if (!e.isTransient()) {
-      String error = "The model request failed: " + e.getMessage();
-      finish(t, TurnResult.Ending.FAILED, error, () -> conversation.fail(ConversationState.AWAITING_LLM_RESPONSE,
-          error));
-      return;
-    }
-    TransitionResult<ConversationSnapshot> r;
-    synchronized (lock) {
-      if (!live(t)) {
-        return;
-      }
-      r = conversation.transientFailure(ConversationState.AWAITING_LLM_RESPONSE, e.getMessage());
-    }
-    if (!r.won()) {
-      stoppedOutside(t);
-      return;
-    }
-    int retryCount = r.snapshot().retryCount();
-    Optional<Duration> delay = TurnGuards.modelRetryDelay(limits, e, retryCount, random.getAsDouble());
-    if (delay.isEmpty()) {
-      String error = "The model request failed " + retryCount + " times in a row; the last error: " + e.getMessage();
-      finish(t, TurnResult.Ending.FAILED, error, () -> conversation.fail(ConversationState.TRANSIENT_FAILURE,
-          error));
-      return;
-    }
-    log.debug("conversation {}: model request failed transiently ({}), retry {} in {}", conversation.id(),
-        e.getMessage(), retryCount, delay.get());
-    CompletableFuture.delayedExecutor(delay.get().toNanos(), TimeUnit.NANOSECONDS).execute(() -> guarded(t, () -> {
-      if (step(t, ConversationState.TRANSIENT_FAILURE, ConversationState.AWAITING_LLM_RESPONSE,
-          ConversationReasons.RETRYING)) {
-        request(t);
-      }
-    }));
+    models.onModelError(t, e);
   }
 
-  /** In generating_response: the next model request, unless the round-trip limit stops the turn. */
+  /** See {@link ModelPhase#continueOrStop}. */
   void continueOrStop(Turn t) {
-    GuardDecision d = TurnGuards.checkRoundTrip(limits, conversation.snapshot().roundTrips());
-    if (!d.allowed()) {
-      finish(t, TurnResult.Ending.ROUND_TRIP_LIMIT, d.message(),
-          () -> conversation.stopTurn(ConversationReasons.ROUND_TRIP_LIMIT));
-    } else if (step(t, ConversationState.GENERATING_RESPONSE, ConversationState.AWAITING_LLM_RESPONSE,
-        ConversationReasons.MODEL_REQUESTED)) {
-      request(t);
-    }
+    models.continueOrStop(t);
   }
 
   // --- steps, ends and results ----------------------------------------------------------------------------------
