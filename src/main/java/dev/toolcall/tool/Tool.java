@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolResult;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

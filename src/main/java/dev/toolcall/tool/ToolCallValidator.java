@@ -1,5 +1,7 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
+import dev.toolcall.ToolResult;
 import dev.toolcall.FailureKind;
 import java.util.Objects;
 import java.util.Optional;

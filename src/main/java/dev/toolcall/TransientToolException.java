@@ -1,4 +1,5 @@
-package dev.toolcall.tool;
+package dev.toolcall;
+
 
 /**
  * Thrown (or completed exceptionally with) by a tool whose failure may succeed on a retry: a rate limit, a network

@@ -1,6 +1,5 @@
-package dev.toolcall.conversation;
+package dev.toolcall;
 
-import dev.toolcall.Reason;
 import dev.toolcall.fsm.Versioned;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -91,7 +90,7 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
   }
 
   /** {@link #next}, linking {@code previous} (this or {@link #withoutHistory()}) as the version it replaced. */
-  ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick,
+  public ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick,
       ConversationSnapshot previous) {
     int nextTurn = turn;
     int nextRoundTrips = roundTrips;

@@ -1,4 +1,4 @@
-package dev.toolcall.tool;
+package dev.toolcall;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
