@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * One version of a conversation: an immutable value, read without locks and replaced whole by one compare-and-set
- * of its {@link Conversation}.
+ * of its {@link dev.toolcall.conversation.Conversation}.
  *
  * <p>Invariants, checked on construction (a violation throws {@link IllegalArgumentException}):
  * <ul>
@@ -83,7 +83,7 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
   /**
    * The next version, in {@code target} with {@code detail} (null unless the target carries one), made for
    * {@code reason} at {@code tick}; the counters follow the rules above. Pure. Does not check the edge (the
-   * {@link Conversation} does).
+   * {@link dev.toolcall.conversation.Conversation} does).
    */
   public ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick) {
     return next(target, detail, reason, tick, this);

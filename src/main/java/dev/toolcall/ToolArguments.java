@@ -26,7 +26,7 @@ import java.util.Objects;
  * </ul>
  * Text starting with <code>{</code>, {@code [} or {@code "} must be one well-formed JSON value (and text starting
  * with <code>}</code> or {@code ]} is refused as broken JSON). Refused, with a
- * {@link ParsedArguments.Invalid} and never an exception: malformed JSON, text after the value, comments, single
+ * {@link dev.toolcall.tool.ParsedArguments.Invalid} and never an exception: malformed JSON, text after the value, comments, single
  * quotes, trailing commas, {@code NaN}/{@code Infinity}, leading zeros, a byte order mark, duplicate property names
  * (what a person approves could otherwise differ from what the tool reads), unpaired surrogates whether written
  * directly or as escapes, control characters other than tab and newline in plain text, and anything beyond the

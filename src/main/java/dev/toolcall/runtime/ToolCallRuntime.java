@@ -216,7 +216,7 @@ public final class ToolCallRuntime implements AutoCloseable {
    * Nothing is published for a restored version itself; each change after it is. A call id already known in its
    * session fails as a duplicate instead of running.
    *
-   * @throws CorruptSnapshotException if a grant's arguments are not in the store's spelling; nothing is restored
+   * @throws dev.toolcall.CorruptSnapshotException if a grant's arguments are not in the store's spelling; nothing is restored
    */
   public List<Batch> restore(RuntimeSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");
