@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+
 /**
  * Where a runtime makes each change of a tool call durable before anyone sees it (an SPI: the library ships
  * {@code dev.toolcall.postgres.PostgresCallStore#calls()}; without a store a runtime keeps its calls in memory, as
@@ -33,14 +34,14 @@ public interface CallStore {
   boolean compareAndSet(ToolCallSnapshot expected, ToolCallSnapshot next);
 
   /**
-   * The call as stored now (its entry, {@link RuntimeSnapshot#storedEntry}), or empty when it is not stored. After a
+   * The call as stored now (its entry, {@link dev.toolcall.runtime.RuntimeSnapshot#storedEntry}), or empty when it is not stored. After a
    * {@link #compareAndSet} another writer won, the runtime reads the winner here and adopts it, so the transition
    * reports a lost race with the winner, as one in memory does. The default reads nothing, and such a write is a
    * {@link StaleCallException} instead; a store shared by several runtimes implements it.
    *
    * @throws RuntimeException if the store failed
    */
-  default java.util.Optional<RuntimeSnapshot.Call> read(String sessionId, String callId) {
+  default java.util.Optional<CallRecord> read(String sessionId, String callId) {
     return java.util.Optional.empty();
   }
 

@@ -1,6 +1,5 @@
 package dev.toolcall;
 
-import dev.toolcall.tool.ToolArguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

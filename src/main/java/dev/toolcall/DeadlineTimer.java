@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * Runs short tasks after a delay on a monotonic clock: the one timer of a runtime. Permission deadlines, tool
- * timeouts, retry backoff and live-output flushes all run on it, so a {@link ToolCallRuntime} starts one timer
+ * timeouts, retry backoff and live-output flushes all run on it, so a {@link dev.toolcall.runtime.ToolCallRuntime} starts one timer
  * thread, not one per part.
  *
  * <p>Contract, for the default and for any replacement (tests inject a fake driven by a fake {@link Ticker}):

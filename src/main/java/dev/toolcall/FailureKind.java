@@ -3,7 +3,7 @@ package dev.toolcall;
 /**
  * Why a call ended {@link ToolCallState#FAILED}. The first four are the model's mistakes, found by validation
  * before any permission is asked and before the tool is entered ({@link #INVALID_ARGUMENTS} also by the tool itself,
- * through {@link dev.toolcall.tool.ToolException#invalidArguments}); the rest happen around or inside the tool.
+ * through {@link dev.toolcall.ToolException#invalidArguments}); the rest happen around or inside the tool.
  */
 public enum FailureKind {
   /** The model named a tool that is not registered. */
@@ -12,7 +12,7 @@ public enum FailureKind {
   MALFORMED_ARGUMENTS,
   /**
    * The arguments are well-formed but fail the tool's JSON Schema, or the tool found them wrong
-   * ({@link dev.toolcall.tool.ToolException#invalidArguments}, {@link dev.toolcall.tool.ToolArguments#as}).
+   * ({@link dev.toolcall.ToolException#invalidArguments}, {@link dev.toolcall.ToolArguments#as}).
    */
   INVALID_ARGUMENTS,
   /** The arguments exceed a parsing limit (size, nesting, string or number length). */

@@ -27,7 +27,7 @@ public sealed interface Outcome permits Outcome.Completed, Outcome.Failed, Outco
    * @param result what the tool returned: its parts and structured value, shared, never copied; the model reads
    *     {@link #content()}
    */
-  record Completed(dev.toolcall.tool.ToolResult result) implements Outcome {
+  record Completed(dev.toolcall.ToolResult result) implements Outcome {
     /** Checks the result is present. */
     public Completed {
       Objects.requireNonNull(result, "result");
@@ -35,10 +35,10 @@ public sealed interface Outcome permits Outcome.Completed, Outcome.Failed, Outco
 
     /** A result of one text part, {@code content} (an empty string is a valid result). */
     public Completed(String content) {
-      this(dev.toolcall.tool.ToolResult.of(content));
+      this(dev.toolcall.ToolResult.of(content));
     }
 
-    /** The text the model reads: {@link dev.toolcall.tool.ToolResult#content()}. */
+    /** The text the model reads: {@link dev.toolcall.ToolResult#content()}. */
     public String content() {
       return result.content();
     }

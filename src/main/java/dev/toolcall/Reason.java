@@ -23,7 +23,7 @@ public record Reason(String code, String message) implements Change {
   public static final Reason APPROVED_ALWAYS = new Reason("approved_always", "approved always");
   /** A rule, grant or approval mode allowed the call without asking. */
   public static final Reason AUTO_APPROVED = new Reason("auto_approved", "auto-approved");
-  /** A version rebuilt from a runtime snapshot by {@link ToolCallRuntime#restore} (a state change it had made). */
+  /** A version rebuilt from a runtime snapshot by {@link dev.toolcall.runtime.ToolCallRuntime#restore} (a state change it had made). */
   public static final Reason RESTORED = new Reason("restored", "restored from a runtime snapshot");
   /**
    * A version another runtime stored (runtimes sharing a {@link SharedCallStore}), adopted here: the state change it

@@ -42,7 +42,7 @@ public interface SharedCallStore extends CallStore {
    *
    * @throws RuntimeException if the store failed
    */
-  Optional<RuntimeSnapshot.Call> readByRequest(String requestId);
+  Optional<CallRecord> readByRequest(String requestId);
 
   /**
    * Renews the lease of every call this owner drives.
@@ -68,7 +68,7 @@ public interface SharedCallStore extends CallStore {
    *
    * @throws RuntimeException if the store failed
    */
-  List<RuntimeSnapshot.Call> overdue();
+  List<CallRecord> overdue();
 
   /**
    * Tells {@code listener} of each version any runtime stores, soon after it commits. A version may be told twice or

@@ -1,11 +1,7 @@
 package dev.toolcall;
 
-import dev.toolcall.event.EventBus;
-import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.fsm.AbstractStateCell;
 import dev.toolcall.fsm.TransitionResult;
-import dev.toolcall.tool.ToolArguments;
-import dev.toolcall.tool.ToolResult;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Clock;
@@ -31,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * transitions exactly one wins.
  *
  * <h2>Events</h2>
- * Each change publishes one {@link ToolCallEvent} on the call's {@link EventBus}, in version order, each exactly
+ * Each change publishes one {@link dev.toolcall.event.ToolCallEvent} on the call's {@link ToolCallPublisher} (an
+ * {@link dev.toolcall.event.EventBus}), in version order, each exactly
  * once, after the change took effect (never inside the compare-and-set). Each state transition is logged at DEBUG
  * with call id, tool, from, to and cause; nothing is logged above DEBUG on this path.
  *
@@ -53,7 +50,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   private final Ticker ticker;
-  private final EventBus bus;
+  private final ToolCallPublisher bus;
 
   /** For the argumentsVersion parameter of the private change loop: any arguments version. */
   private static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
@@ -65,7 +62,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** The terminal snapshot once its event has been published; written by the draining thread. */
   private volatile ToolCallSnapshot terminalPublished;
 
-  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus, CallStore store) {
+  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, ToolCallPublisher bus,
+      CallStore store) {
     super(ToolCallSnapshot.initial(identity, arguments), true, durable(store));
     this.ticker = ticker;
     this.bus = bus;
@@ -89,7 +87,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
         return null;
       }
       ToolCallIdentity id = expected.identity();
-      RuntimeSnapshot.Call stored = store.read(id.sessionId(), id.callId()).orElse(null);
+      CallRecord stored = store.read(id.sessionId(), id.callId()).orElse(null);
       if (stored == null || stored.version() <= expected.version()) {
         throw new StaleCallException(id.sessionId() + "/" + id.callId(), expected.version());
       }
@@ -102,7 +100,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * above {@code cur}'s version, the last being {@code c} itself (versions made elsewhere without a state change, such
    * as output, are not rebuilt).
    */
-  static ToolCallSnapshot adopted(ToolCallSnapshot cur, RuntimeSnapshot.Call c) {
+  static ToolCallSnapshot adopted(ToolCallSnapshot cur, CallRecord c) {
     ToolCallIdentity id = cur.identity();
     if (!id.sessionId().equals(c.sessionId()) || !id.callId().equals(c.callId())) {
       throw new IllegalArgumentException("stored call " + c.sessionId() + "/" + c.callId() + " is not call "
@@ -111,14 +109,14 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     ToolArguments args = c.argumentsVersion() == cur.argumentsVersion() ? cur.arguments()
         : ToolArguments.ofText(c.arguments());
     ToolCallSnapshot s = cur;
-    for (RuntimeSnapshot.Step step : c.path()) {
+    for (CallRecord.Step step : c.path()) {
       if (step.version() > s.version() && step.version() < c.version()) {
         s = new ToolCallSnapshot(id, step.state(), step.version(), args,
             Math.min(c.argumentsVersion(), step.version()), Math.max(s.attempt(),
             step.state() == ToolCallState.RUNNING ? 1 : 0), null, Reason.CHANGED_ELSEWHERE, tickOf(id, step.at()), s);
       }
     }
-    RuntimeSnapshot.Step last = c.path().get(c.path().size() - 1);
+    CallRecord.Step last = c.path().get(c.path().size() - 1);
     Change change = Reason.CHANGED_ELSEWHERE;
     if (c.permission() != null) {
       change = new Change.PermissionAsked(c.permission().requestId(), c.argumentsVersion(), c.permission().deadline(),
@@ -135,7 +133,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   private static long tickOf(ToolCallIdentity id, java.time.Instant at) {
-    return RuntimeRestore.tickAt(id.createdAt(), id.createdTick(), at);
+    return CallRecord.tickAt(id.createdAt(), id.createdTick(), at);
   }
 
   /**
@@ -147,12 +145,12 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @return the call's snapshot afterwards
    * @throws RuntimeException what the store threw reading the call
    */
-  ToolCallSnapshot refresh() {
+  public ToolCallSnapshot refresh() {
     if (store == null) {
       return current();
     }
     ToolCallIdentity id = identity();
-    RuntimeSnapshot.Call stored = store.read(id.sessionId(), id.callId()).orElse(null);
+    CallRecord stored = store.read(id.sessionId(), id.callId()).orElse(null);
     for (;;) {
       ToolCallSnapshot cur = current();
       if (stored == null || stored.version() <= cur.version() || cur.isTerminal()) {
@@ -171,18 +169,19 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @throws IllegalArgumentException if the snapshot's history (its chain of previous versions) holds a change of
    *     state that is not an edge of the matrix, or a version after a terminal one; the message names the edge
    */
-  public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker) {
+  public static ToolCall restore(ToolCallSnapshot snapshot, ToolCallPublisher bus, Ticker ticker) {
     return restore(snapshot, bus, ticker, null);
   }
 
   /**
-   * {@link #restore(ToolCallSnapshot, EventBus, Ticker)} for a call whose changes go to {@code store} first (see
+   * {@link #restore(ToolCallSnapshot, ToolCallPublisher, Ticker)} for a call whose changes go to {@code store} first
+   * (see
    * {@link CallStore}); the restored version itself is not written (it is the store's, or the caller stores it).
    *
    * @param store the store, or null for a call in memory only
    * @throws IllegalArgumentException if the snapshot's history breaks the matrix (see above)
    */
-  public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker, CallStore store) {
+  public static ToolCall restore(ToolCallSnapshot snapshot, ToolCallPublisher bus, Ticker ticker, CallStore store) {
     Objects.requireNonNull(snapshot, "snapshot");
     checkHistory(snapshot);
     return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
@@ -204,7 +203,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
   }
 
-  private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker, CallStore store) {
+  private ToolCall(ToolCallSnapshot restored, ToolCallPublisher bus, Ticker ticker, CallStore store) {
     super(restored, false, durable(store));
     this.ticker = ticker;
     this.bus = bus;
@@ -250,7 +249,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /** The bus this call publishes on. */
-  public EventBus eventBus() {
+  public ToolCallPublisher eventBus() {
     return bus;
   }
 
@@ -610,9 +609,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       return; // a version made elsewhere that changed neither state, attempt nor arguments (its output): no event
     }
     try {
-      if (bus.hasSubscribers()) {
-        bus.publish(ToolCallEvent.of(s));
-      }
+      bus.publish(s);
     } finally { // whatever publishing threw (it should not), whenTerminal completes
       if (s.isTerminal()) {
         released(s);
@@ -631,7 +628,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
   private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
-      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus, CallStore store) {
+      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, ToolCallPublisher bus,
+      CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
         ticker.read(), origin, label);
     ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
@@ -667,7 +665,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private ToolArguments arguments = ToolArguments.empty();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
-    private EventBus bus;
+    private ToolCallPublisher bus;
     private CallStore store;
 
     private Builder(String callId, String toolName) {
@@ -721,7 +719,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
 
     /** The bus events go to (default: a new private bus). */
-    public Builder eventBus(EventBus bus) {
+    public Builder eventBus(ToolCallPublisher bus) {
       this.bus = Objects.requireNonNull(bus, "bus");
       return this;
     }
@@ -743,7 +741,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
      */
     public ToolCall build() {
       return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
-          bus != null ? bus : EventBus.create(), store);
+          bus != null ? bus : ToolCallPublisher.NONE, store);
     }
   }
 }

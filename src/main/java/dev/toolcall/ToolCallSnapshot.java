@@ -1,7 +1,6 @@
 package dev.toolcall;
 
 import dev.toolcall.fsm.Versioned;
-import dev.toolcall.tool.ToolArguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

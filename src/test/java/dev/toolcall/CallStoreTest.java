@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,7 +12,6 @@ import dev.toolcall.execution.CallResult;
 import dev.toolcall.testing.RecordingListener;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import dev.toolcall.testing.Race;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -125,7 +125,7 @@ class CallStoreTest {
     dev.toolcall.tool.Tool t = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("t")
         .requiresApproval(false).build(), inv -> {
           runs.incrementAndGet();
-          return dev.toolcall.tool.ToolResult.of(result);
+          return dev.toolcall.ToolResult.of(result);
         });
     dev.toolcall.testing.Logs.expect(dev.toolcall.execution.ToolScheduler.class);
     try (ToolCallRuntime r = ToolCallRuntime.builder().tools(t).callStore(store).build()) {

@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.RuntimeSnapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,15 +23,15 @@ class CorruptSnapshotTest {
 
   /** A valid document: one waiting call, one approved, one running, and a session grant. */
   static String valid() {
-    RuntimeSnapshot.Call waiting = new RuntimeSnapshot.Call("s", "c1", "shell", null, ToolCallOrigin.MODEL, T0,
+    CallRecord waiting = new CallRecord("s", "c1", "shell", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.PERMISSION_PENDING, 1, "{\"command\":\"ls\"}", 0, 0,
         List.of(step(ToolCallState.PENDING, 0), step(ToolCallState.PERMISSION_PENDING, 1)),
-        new RuntimeSnapshot.PermissionWait("perm-1", T0, T0.plus(Duration.ofHours(1))));
-    RuntimeSnapshot.Call approved = new RuntimeSnapshot.Call("s", "c2", "shell", null, ToolCallOrigin.MODEL, T0,
+        new CallRecord.PermissionWait("perm-1", T0, T0.plus(Duration.ofHours(1))));
+    CallRecord approved = new CallRecord("s", "c2", "shell", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.PERMISSION_APPROVED, 2, "{\"command\":\"make\"}", 0, 0,
         List.of(step(ToolCallState.PENDING, 0), step(ToolCallState.PERMISSION_PENDING, 1),
             step(ToolCallState.PERMISSION_APPROVED, 2)), null);
-    RuntimeSnapshot.Call running = new RuntimeSnapshot.Call("s", "c3", "fetch", null, ToolCallOrigin.MODEL, T0,
+    CallRecord running = new CallRecord("s", "c3", "fetch", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.RUNNING, 5, "{}", 0, 1,
         List.of(step(ToolCallState.PENDING, 0), step(ToolCallState.RUNNING, 1)), null);
     return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, T0, List.of(waiting, approved, running),
@@ -38,8 +39,8 @@ class CorruptSnapshotTest {
             dev.toolcall.permission.ArgumentPattern.prefix("git"), T0, null))).toJson();
   }
 
-  static RuntimeSnapshot.Step step(ToolCallState s, int v) {
-    return new RuntimeSnapshot.Step(s, v, T0);
+  static CallRecord.Step step(ToolCallState s, int v) {
+    return new CallRecord.Step(s, v, T0);
   }
 
   static Stream<Arguments> corpus() {

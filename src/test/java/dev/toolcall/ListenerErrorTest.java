@@ -3,7 +3,6 @@ package dev.toolcall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.conversation.Conversation;
-import dev.toolcall.conversation.ConversationState;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.EventListener;

@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.Batch;
@@ -9,7 +10,6 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import dev.toolcall.testing.Readme;
 import java.time.Duration;
 import java.util.List;

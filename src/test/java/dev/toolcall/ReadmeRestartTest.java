@@ -1,5 +1,7 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.RuntimeSnapshot;
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.Batch;
@@ -9,7 +11,6 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import dev.toolcall.testing.Readme;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +48,6 @@ class ReadmeRestartTest {
     // README:end
     Readme.assertShows("src/test/java/dev/toolcall/ReadmeRestartTest.java");
     assertThat(RuntimeSnapshot.readFrom(file).calls()).singleElement()
-        .extracting(RuntimeSnapshot.Call::state).isEqualTo(ToolCallState.PERMISSION_PENDING);
+        .extracting(CallRecord::state).isEqualTo(ToolCallState.PERMISSION_PENDING);
   }
 }

@@ -1,5 +1,7 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.RuntimeSnapshot;
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.Batch;
@@ -9,7 +11,6 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,19 +34,19 @@ class RestoreOrderTest {
     return ToolCallRuntime.builder().tools(shell).clock(Clock.fixed(now, ZoneOffset.UTC)).build();
   }
 
-  static RuntimeSnapshot.Step step(ToolCallState s, int v) {
-    return new RuntimeSnapshot.Step(s, v, T0);
+  static CallRecord.Step step(ToolCallState s, int v) {
+    return new CallRecord.Step(s, v, T0);
   }
 
   /** A request restored from before the crash stays ahead of the request a restored pending call opens. */
   @Test
   void aRestoredRequestStaysAheadOfOneAskedAtRestore() {
-    RuntimeSnapshot.Call pending = new RuntimeSnapshot.Call("s", "new-ask", "shell", null, ToolCallOrigin.MODEL, T0,
+    CallRecord pending = new CallRecord("s", "new-ask", "shell", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.PENDING, 0, "{\"command\":\"ls\"}", 0, 0, List.of(step(ToolCallState.PENDING, 0)), null);
-    RuntimeSnapshot.Call waiting = new RuntimeSnapshot.Call("s", "old-ask", "shell", null, ToolCallOrigin.MODEL, T0,
+    CallRecord waiting = new CallRecord("s", "old-ask", "shell", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.PERMISSION_PENDING, 1, "{\"command\":\"make\"}", 0, 0,
         List.of(step(ToolCallState.PENDING, 0), step(ToolCallState.PERMISSION_PENDING, 1)),
-        new RuntimeSnapshot.PermissionWait("perm-old", T0, T0.plus(Duration.ofHours(1))));
+        new CallRecord.PermissionWait("perm-old", T0, T0.plus(Duration.ofHours(1))));
     RuntimeSnapshot doc = new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, T0, List.of(pending, waiting),
         List.of("perm-old"), List.of(), List.of(List.of(0), List.of(1)));
     try (ToolCallRuntime r = runtime(T0.plus(Duration.ofMinutes(10)))) {
@@ -88,9 +89,9 @@ class RestoreOrderTest {
   /** A document whose batches do not cover every call once, or mix sessions, is refused naming the batches. */
   @Test
   void badBatchesAreRefused() {
-    RuntimeSnapshot.Call a = new RuntimeSnapshot.Call("s", "a", "shell", null, ToolCallOrigin.MODEL, T0,
+    CallRecord a = new CallRecord("s", "a", "shell", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.PENDING, 0, "{}", 0, 0, List.of(step(ToolCallState.PENDING, 0)), null);
-    RuntimeSnapshot.Call b = new RuntimeSnapshot.Call("t", "b", "shell", null, ToolCallOrigin.MODEL, T0,
+    CallRecord b = new CallRecord("t", "b", "shell", null, ToolCallOrigin.MODEL, T0,
         ToolCallState.PENDING, 0, "{}", 0, 0, List.of(step(ToolCallState.PENDING, 0)), null);
     for (List<List<Integer>> bad : List.of(List.of(List.of(0)), List.of(List.of(0, 1)), List.of(List.of(0),
         List.of(0), List.of(1)), List.of(List.of(1), List.<Integer>of(), List.of(0)), List.of(List.of(0),

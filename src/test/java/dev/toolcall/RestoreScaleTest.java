@@ -1,11 +1,12 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.RuntimeSnapshot;
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

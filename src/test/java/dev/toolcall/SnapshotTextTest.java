@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.RuntimeSnapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,10 +23,10 @@ class SnapshotTextTest {
   static final Instant T0 = Instant.parse("2026-11-26T09:00:00Z");
   @TempDir Path dir;
 
-  static RuntimeSnapshot.Call call(String session, String id, String arguments, Instant createdAt) {
-    return new RuntimeSnapshot.Call(session, id, "shell", null, ToolCallOrigin.MODEL, createdAt,
+  static CallRecord call(String session, String id, String arguments, Instant createdAt) {
+    return new CallRecord(session, id, "shell", null, ToolCallOrigin.MODEL, createdAt,
         ToolCallState.PENDING, 0, arguments, 0, 0,
-        List.of(new RuntimeSnapshot.Step(ToolCallState.PENDING, 0, createdAt)), null);
+        List.of(new CallRecord.Step(ToolCallState.PENDING, 0, createdAt)), null);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,6 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.testing.Logs;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -288,7 +288,7 @@ class StoreOutageTest {
     Tool flaky = Tool.of(ToolDefinition.builder("flaky").requiresApproval(false)
         .retryPolicy(dev.toolcall.tool.RetryPolicy.exponential(3, Duration.ofMillis(1))).build(), inv -> {
           if (attempts.incrementAndGet() == 1) {
-            throw new dev.toolcall.tool.TransientToolException("busy, try again");
+            throw new dev.toolcall.TransientToolException("busy, try again");
           }
           return ToolResult.of("second time lucky");
         });

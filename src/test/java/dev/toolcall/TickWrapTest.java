@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.Batch;
@@ -12,7 +13,6 @@ import dev.toolcall.testing.PermissionFakes.ManualTicker;
 import dev.toolcall.testing.PermissionFakes.ManualTimer;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

@@ -11,7 +11,6 @@ import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.fsm.IllegalTransitionException;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.testing.Histories;
-import dev.toolcall.tool.ToolArguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -619,7 +618,7 @@ class ToolCallProperties {
 
   record CompleteResult(String content) implements Op {
     public TransitionResult<ToolCallSnapshot> apply(ToolCall c) {
-      return c.complete(dev.toolcall.tool.ToolResult.of(content));
+      return c.complete(dev.toolcall.ToolResult.of(content));
     }
 
     public Expect expect(ToolCallState current, int attempt) {

@@ -5,7 +5,7 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.permission.PermissionService;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

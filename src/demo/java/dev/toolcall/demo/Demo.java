@@ -3,7 +3,7 @@ package dev.toolcall.demo;
 import dev.toolcall.Outcome;
 import dev.toolcall.StateTransition;
 import dev.toolcall.Ticker;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.conversation.Agent;

@@ -1,6 +1,6 @@
 package dev.toolcall.demo;
 
-import dev.toolcall.conversation.ConversationState;
+import dev.toolcall.ConversationState;
 import dev.toolcall.conversation.ModelDelta;
 import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.presentation.LiveDisplay;
@@ -71,7 +71,7 @@ final class Ui {
   void onConversation(ConversationEvent e) {
     String label = label(e.to());
     if (e.to() == ConversationState.TRANSIENT_FAILURE
-        && e.snapshot().detail() instanceof dev.toolcall.conversation.StateDetail.TransientFailure tf) {
+        && e.snapshot().detail() instanceof dev.toolcall.StateDetail.TransientFailure tf) {
       label = (e.from() == ConversationState.EXECUTING_TOOLS ? "a tool call waits to retry" : "retrying the model")
           + ", retry " + tf.retryCount();
     }

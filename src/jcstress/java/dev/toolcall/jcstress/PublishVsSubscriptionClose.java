@@ -31,7 +31,7 @@ public class PublishVsSubscriptionClose {
 
   private final Races.Fixture f = Races.runningCall();
   private final Races.Recorder late = new Races.Recorder();
-  private final Subscription sub = f.call().eventBus().subscribe(late);
+  private final Subscription sub = f.bus().subscribe(late);
 
   @Actor
   public void publish(III_Result r) {

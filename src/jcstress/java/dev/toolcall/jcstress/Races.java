@@ -20,7 +20,7 @@ final class Races {
   private Races() {}
 
   /** A call and the recorder subscribed to its bus. */
-  record Fixture(ToolCall call, Recorder recorder) {}
+  record Fixture(ToolCall call, Recorder recorder, EventBus bus) {}
 
   /** A call moved PENDING -> RUNNING, with a recorder that saw both events. */
   static Fixture runningCall() {
@@ -29,7 +29,7 @@ final class Races {
     bus.subscribe(rec);
     ToolCall call = ToolCall.builder("call", "tool").clock(CLOCK).ticker(() -> 0L).eventBus(bus).build();
     call.transition(ToolCallState.PENDING, ToolCallState.RUNNING, Reason.STARTED);
-    return new Fixture(call, rec);
+    return new Fixture(call, rec, bus);
   }
 
   /** 1 when the call ended with an outcome of {@code first}, 2 of {@code second}, 9 otherwise. */

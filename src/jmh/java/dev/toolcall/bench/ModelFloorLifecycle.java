@@ -15,7 +15,7 @@ import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.fsm.TransitionResult;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 
 /**
  * Not a usable state machine: the floor of the data model that issue 4 prescribes, with no concurrency at all. It

@@ -13,7 +13,7 @@ import dev.toolcall.permission.PermissionService;
 import dev.toolcall.presentation.StateStyle;
 import dev.toolcall.presentation.Theme;
 import dev.toolcall.presentation.ToolCallView;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;

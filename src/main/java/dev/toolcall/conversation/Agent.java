@@ -1,15 +1,15 @@
 package dev.toolcall.conversation;
 
-import dev.toolcall.FailureKind;
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCall;
-import dev.toolcall.ToolCallOrigin;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
-import dev.toolcall.execution.OpenBatch;
 import dev.toolcall.fsm.TransitionResult;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * {@link UserMessage} and asks the model ({@code awaiting_llm_response}) through {@link ModelClient#stream} with every
  * message so far and the registry's tool definitions (a client that implements only {@link ModelClient#complete}
  * replays its complete response as deltas). The response's tool calls are taken as the stream announces them, into
- * one {@link OpenBatch} with the conversation id as session id:
+ * one {@link dev.toolcall.execution.OpenBatch} with the conversation id as session id:
  * <ul>
  *   <li>{@link ModelDelta.ToolCallStarted}: the call is created PENDING; its event is on the bus at once.</li>
- *   <li>{@link ModelDelta.ToolCallArguments}: its arguments fill in (see {@link OpenBatch}).</li>
+ *   <li>{@link ModelDelta.ToolCallArguments}: its arguments fill in (see {@link dev.toolcall.execution.OpenBatch}).</li>
  *   <li>{@link ModelDelta.ToolCallCompleted}: {@link TurnGuards#checkToolCall} decides. An allowed call is validated
  *       and authorized now (a permission request opens while the model still streams); its tool waits for the tool
  *       phase. A call over a limit fails ({@link dev.toolcall.FailureKind#LIMIT_EXCEEDED}) with the guard's message
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * retried or the turn fails as for any model error. The complete response is appended as an {@link AssistantMessage}
  * ({@code processing_llm_response}). Without tool calls it is the answer ({@code -> idle}). Otherwise the tool phase
  * begins: {@code executing_tools} at once when no call waits for a decision, else {@code awaiting_tool_approval}
- * until none does ({@link OpenBatch#whenAuthorized()}); only then may the calls' tools start, in the scheduler's
+ * until none does ({@link dev.toolcall.execution.OpenBatch#whenAuthorized()}); only then may the calls' tools start, in the scheduler's
  * order. When every call has ended ({@code processing_tool_results}) one {@link ToolResultMessage} per call of the
  * response is appended, in request order (content {@link CallResult#messageForModel()}, error flag
  * {@link CallResult#isError()}; for a refused call the guard's message), under the id the provider sent (a call's
@@ -81,7 +81,7 @@ import org.slf4j.LoggerFactory;
  * The mechanism costs nothing on the calls' hot path: the agent publishes its own change before it lets the calls go
  * on (the batch's tools are held until {@code executing_tools} is out), and moves on only on stages that complete
  * after the calls' events were handed to the bus ({@link ToolCall#whenTerminal()}, and the permission decision's
- * stage behind {@link OpenBatch#whenAuthorized()}). The one gap, in (3): the permission service completes a
+ * stage behind {@link dev.toolcall.execution.OpenBatch#whenAuthorized()}). The one gap, in (3): the permission service completes a
  * decision's stage right after its compare-and-set, and the event of that change is handed to the bus by the thread
  * that happens to be delivering the call's events; when another thread is delivering an earlier change of the same
  * call at that moment (an edit of the arguments made a moment before the approval, on another thread), the approval's
@@ -240,7 +240,7 @@ public final class Agent {
 
   /**
    * Runs a tool call the user asked for (a slash or at command) as a turn of its own, through the same scheduler
-   * (validation, permission, execution, events); the call's identity says {@link ToolCallOrigin#USER_COMMAND}.
+   * (validation, permission, execution, events); the call's identity says {@link dev.toolcall.ToolCallOrigin#USER_COMMAND}.
    * {@code followUp} says what happens with its result: kept out of the messages, recorded for the model's next
    * turn, or sent to the model at once (see {@link CommandFollowUp}).
    *
@@ -350,7 +350,7 @@ public final class Agent {
 
   /**
    * Goes on with the turn this agent was built to resume ({@link Builder#resume}) after a restart, given the batches
-   * the runtime restored ({@link dev.toolcall.ToolCallRuntime#restore}). The calls of the last model response that
+   * the runtime restored ({@link dev.toolcall.runtime.ToolCallRuntime#restore}). The calls of the last model response that
    * have no result yet get one each, in order: the result known in the snapshot, else the restored call's outcome
    * once it ends (a person may still have to decide), else "outcome unknown" for a call found in neither. Then the
    * turn goes on from where the conversation was: the results go to the model, and the turn ends as any turn does.

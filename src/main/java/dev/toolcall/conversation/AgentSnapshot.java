@@ -1,5 +1,6 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationSnapshot;
 import dev.toolcall.CorruptSnapshotException;
 import java.util.List;
 import java.util.Objects;
@@ -10,7 +11,7 @@ import java.util.Objects;
  * with {@link Agent.Builder#resume} and {@link Agent#resume}. A plain JSON document ({@link #toJson()},
  * {@link #fromJson(String)}, schema version {@value #SCHEMA_VERSION}).
  *
- * <p>Take it <em>before</em> the runtime's snapshot ({@link dev.toolcall.ToolCallRuntime#snapshot()}): each call of
+ * <p>Take it <em>before</em> the runtime's snapshot ({@link dev.toolcall.runtime.ToolCallRuntime#snapshot()}): each call of
  * the turn is read once here, so a call that ends between the two is in neither (the model is then told its outcome
  * is unknown) and never in both (nothing runs twice).
  *

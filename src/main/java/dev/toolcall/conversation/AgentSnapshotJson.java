@@ -1,5 +1,8 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.StateDetail;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;

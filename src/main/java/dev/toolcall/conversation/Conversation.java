@@ -1,5 +1,9 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.StateDetail;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
 import dev.toolcall.event.ConversationEvent;

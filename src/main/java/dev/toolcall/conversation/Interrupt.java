@@ -2,7 +2,7 @@ package dev.toolcall.conversation;
 
 import dev.toolcall.permission.DecisionKind;
 import dev.toolcall.permission.PermissionRequest;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Objects;

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
  * A model request failed. Its {@link Kind} says what the turn does about it:
  * <ul>
  *   <li>{@link #isTransient() transient} (rate limit, network, server overloaded, timeout, a broken stream): the turn
- *       enters {@link ConversationState#TRANSIENT_FAILURE} and retries with backoff, up to the limit of
+ *       enters {@link dev.toolcall.ConversationState#TRANSIENT_FAILURE} and retries with backoff, up to the limit of
  *       {@link TurnLimits#modelRetry()}, then fails;</li>
  *   <li>{@link #mustNotContinue() must not continue on its own} (the source's model-switch flag: the quota is
  *       exhausted, or the runtime switched to a fallback model): the turn stops, back to the user, with this

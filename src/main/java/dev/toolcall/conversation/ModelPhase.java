@@ -1,5 +1,8 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import dev.toolcall.fsm.TransitionResult;
 import java.time.Duration;
 import java.util.Optional;

@@ -12,7 +12,7 @@ import dev.toolcall.permission.DecisionKind;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.permission.PermissionService;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolCallValidation;
 import dev.toolcall.tool.ToolCallValidator;
 import java.util.ArrayList;

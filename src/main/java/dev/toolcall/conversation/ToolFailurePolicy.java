@@ -3,8 +3,8 @@ package dev.toolcall.conversation;
 /**
  * What an {@link Agent}'s turn does when one of its tool calls fails in its tool: the tool threw, timed out,
  * returned nothing, crashed, or could not be started, or its outcome is unknown. Calls the model made invalid
- * (including arguments a tool refused with {@link dev.toolcall.tool.ToolException#invalidArguments}, or that
- * {@link dev.toolcall.tool.ToolArguments#as} could not bind), calls refused by a guard and denied calls are not
+ * (including arguments a tool refused with {@link dev.toolcall.ToolException#invalidArguments}, or that
+ * {@link dev.toolcall.ToolArguments#as} could not bind), calls refused by a guard and denied calls are not
  * failures of a tool: they always go to the model.
  */
 public enum ToolFailurePolicy {

@@ -1,5 +1,7 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.ConversationState;
 import dev.toolcall.Change;
 import dev.toolcall.ToolCall;
 import dev.toolcall.execution.RetryListener;

@@ -77,7 +77,7 @@ public final class TurnGuards {
 
   /**
    * Whether another model request may be sent in this turn, when {@code roundTripsSoFar} have been (the
-   * {@link ConversationSnapshot#roundTrips()} of the turn).
+   * {@link dev.toolcall.ConversationSnapshot#roundTrips()} of the turn).
    *
    * @throws IllegalArgumentException if {@code roundTripsSoFar} is negative
    */
@@ -95,7 +95,7 @@ public final class TurnGuards {
 
   /**
    * The backoff before retrying a model request that failed with {@code failure} for the {@code retryCount}-th time
-   * in a row (the {@link ConversationSnapshot#retryCount()} of the transient failure, 1 for the first), or empty
+   * in a row (the {@link dev.toolcall.ConversationSnapshot#retryCount()} of the transient failure, 1 for the first), or empty
    * when it must not be retried: the failure is not transient, or {@link TurnLimits#maxModelRetries()} retries were
    * made. The delay is the retry policy's (with jitter from {@code random}, uniform in [0, 1)), or the provider's
    * {@link ModelException#retryAfter()} when that is longer.

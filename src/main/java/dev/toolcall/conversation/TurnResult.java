@@ -61,7 +61,7 @@ public record TurnResult(Ending ending, String text, List<ToolResultMessage> too
     /**
      * The turn waits for a person and the agent suspends on approval ({@link Agent.Builder#suspendOnApproval}): it
      * ended now, {@link #interrupts()} lists the open requests, the conversation stays
-     * {@link ConversationState#AWAITING_TOOL_APPROVAL}, and {@link Agent#resumeWith} goes on with it.
+     * {@link dev.toolcall.ConversationState#AWAITING_TOOL_APPROVAL}, and {@link Agent#resumeWith} goes on with it.
      */
     INTERRUPTED,
     /**

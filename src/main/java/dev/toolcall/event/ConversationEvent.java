@@ -1,8 +1,8 @@
 package dev.toolcall.event;
 
 import dev.toolcall.Reason;
-import dev.toolcall.conversation.ConversationSnapshot;
-import dev.toolcall.conversation.ConversationState;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -1,6 +1,8 @@
 package dev.toolcall.event;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import dev.toolcall.ToolCallPublisher;
+import dev.toolcall.ToolCallSnapshot;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Subscribing and closing are copy-on-write; publishing reads one volatile array.
  */
-public final class EventBus {
+public final class EventBus implements ToolCallPublisher {
 
   private static final Logger log = LoggerFactory.getLogger(EventBus.class);
   private static final Sub[] NONE = new Sub[0];
@@ -76,6 +78,19 @@ public final class EventBus {
   /** The number of open subscriptions. */
   public int subscriberCount() {
     return subs.length;
+  }
+
+  /**
+   * Publishes one version of a tool call as a {@link ToolCallEvent} (the event is built only when someone is
+   * subscribed): what a {@link dev.toolcall.ToolCall} publishing on this bus calls. Same guarantees as
+   * {@link #publish(Event)}.
+   */
+  @Override
+  public void publish(ToolCallSnapshot version) {
+    Objects.requireNonNull(version, "version");
+    if (subs.length != 0) {
+      publish(ToolCallEvent.of(version));
+    }
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.toolcall.execution;
 
-import dev.toolcall.Instrumentation;
 import dev.toolcall.ToolCallIdentity;
 import dev.toolcall.ToolCallSnapshot;
 import java.util.List;
@@ -8,9 +7,9 @@ import org.slf4j.MDC;
 import dev.toolcall.DeadlineTimer;
 import dev.toolcall.Outcome;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolInvocation;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,27 +39,27 @@ final class Attempt implements ToolInvocation {
   static final String MDC_CALL_ID = "toolcall.call_id";
   static final String MDC_SESSION_ID = "toolcall.session_id";
   static final String MDC_TOOL = "toolcall.tool";
-  private static final Instrumentation.Scope[] NO_SCOPES = new Instrumentation.Scope[0];
+  private static final ExecutionScope.Scope[] NO_SCOPES = new ExecutionScope.Scope[0];
 
-  private Instrumentation.Scope[] enter() {
-    List<Instrumentation> is = sched.instrumentations;
+  private ExecutionScope.Scope[] enter() {
+    List<ExecutionScope> is = sched.instrumentations;
     if (is.isEmpty()) {
       return NO_SCOPES;
     }
-    Instrumentation.Scope[] out = new Instrumentation.Scope[is.size()];
+    ExecutionScope.Scope[] out = new ExecutionScope.Scope[is.size()];
     ToolCallSnapshot s = run.call.snapshot();
     for (int i = 0; i < out.length; i++) {
       try {
         out[i] = Objects.requireNonNull(is.get(i).enterTool(s), "enterTool returned null");
       } catch (RuntimeException | Error e) { // user code: the tool runs without the scope
         ToolScheduler.log.warn("instrumentation {} failed to enter call {}", is.get(i), s.callId(), e);
-        out[i] = Instrumentation.Scope.NONE;
+        out[i] = ExecutionScope.Scope.NONE;
       }
     }
     return out;
   }
 
-  private static void exit(Instrumentation.Scope[] scopes) {
+  private static void exit(ExecutionScope.Scope[] scopes) {
     for (int i = scopes.length - 1; i >= 0; i--) {
       try {
         scopes[i].close();
@@ -89,7 +88,7 @@ final class Attempt implements ToolInvocation {
     MDC.put(MDC_CALL_ID, id.callId());
     MDC.put(MDC_SESSION_ID, id.sessionId());
     MDC.put(MDC_TOOL, id.toolName());
-    Instrumentation.Scope[] scopes = enter();
+    ExecutionScope.Scope[] scopes = enter();
     try {
       if (tool instanceof Tool.BlockingTool b) {
         result = b.body().run(this);

@@ -11,10 +11,10 @@ import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
-import dev.toolcall.tool.ToolException;
-import dev.toolcall.tool.ToolResult;
-import dev.toolcall.tool.TransientToolException;
+import dev.toolcall.ToolArguments;
+import dev.toolcall.ToolException;
+import dev.toolcall.ToolResult;
+import dev.toolcall.TransientToolException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -528,7 +528,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       });
       return;
     }
-    if (t instanceof dev.toolcall.tool.OutcomeUnknownException) {
+    if (t instanceof dev.toolcall.OutcomeUnknownException) {
       failRun(FailureKind.OUTCOME_UNKNOWN, messageOf(t));
     } else if (t instanceof ToolException te) {
       String msg = messageOf(t);

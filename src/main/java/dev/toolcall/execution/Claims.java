@@ -5,7 +5,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.KnownCalls.CallKey;
 import dev.toolcall.execution.KnownCalls.Known;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

@@ -3,7 +3,7 @@ package dev.toolcall.execution;
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

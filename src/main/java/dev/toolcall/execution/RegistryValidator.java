@@ -1,11 +1,11 @@
 package dev.toolcall.execution;
 
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolCallValidation;
 import dev.toolcall.tool.ToolCallValidator;
 import dev.toolcall.tool.ToolRegistry;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 
 /** The scheduler's validation through the tool package's {@link ToolCallValidator}. */
 final class RegistryValidator implements Validator {

@@ -2,8 +2,8 @@ package dev.toolcall.execution;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.tool.ToolArguments;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolArguments;
+import dev.toolcall.ToolResult;
 import java.util.Objects;
 
 /**

@@ -10,11 +10,7 @@ import dev.toolcall.event.EventBus;
 import dev.toolcall.event.ToolSetEvent;
 import dev.toolcall.execution.KnownCalls.CallKey;
 import dev.toolcall.execution.KnownCalls.Known;
-import dev.toolcall.tool.RetryPolicy;
-import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolException;
 import dev.toolcall.tool.ToolRegistry;
-import dev.toolcall.tool.TransientToolException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *       executor. Calls that are ready while {@link #schedule} is still creating their batch are handed to the
  *       executor together once every call of the batch has been created. Interceptors may block a call or replace
  *       its arguments.</li>
- *   <li>Each attempt runs on the executor, with the tool's timeout. A {@link TransientToolException} is retried
- *       per the tool's {@link RetryPolicy} with backoff and jitter: the call stays RUNNING, each retry is an event,
+ *   <li>Each attempt runs on the executor, with the tool's timeout. A {@link dev.toolcall.TransientToolException} is retried
+ *       per the tool's {@link dev.toolcall.tool.RetryPolicy} with backoff and jitter: the call stays RUNNING, each retry is an event,
  *       attempts never overlap, and a cancel during the backoff ends it at once. A timeout or an interrupt is never
  *       retried (it may have had effects, and the abandoned attempt may still be running).</li>
  *   <li>The result completes the call; a throw, a null, or an {@link Error} fails it with a typed
@@ -97,7 +93,7 @@ public final class ToolScheduler implements AutoCloseable {
   final Duration defaultTimeout;
   final List<ToolInterceptor> interceptors;
   final Nesting nesting = new Nesting();
-  final List<dev.toolcall.Instrumentation> instrumentations;
+  final List<ExecutionScope> instrumentations;
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
   final DeadlineTimer timer;
@@ -417,7 +413,7 @@ public final class ToolScheduler implements AutoCloseable {
     private FailurePolicy failurePolicy = FailurePolicy.CONTINUE;
     private Duration defaultTimeout = Duration.ofMinutes(2);
     private final List<ToolInterceptor> interceptors = new ArrayList<>();
-    private final List<dev.toolcall.Instrumentation> instrumentations = new ArrayList<>();
+    private final List<ExecutionScope> instrumentations = new ArrayList<>();
     private Function<Throwable, String> errorText = ErrorText::defaultErrorText;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private DeadlineTimer timer;
@@ -522,11 +518,11 @@ public final class ToolScheduler implements AutoCloseable {
     }
 
     /**
-     * Adds an instrumentation whose {@link dev.toolcall.Instrumentation#enterTool} scope wraps every run of a tool's
-     * body (a {@link dev.toolcall.ToolCallRuntime} adds the ones given to its builder; attaching to events is the
+     * Adds an instrumentation whose {@link ExecutionScope#enterTool} scope wraps every run of a tool's
+     * body (a {@link dev.toolcall.runtime.ToolCallRuntime} adds the ones given to its builder; attaching to events is the
      * caller's part).
      */
-    public Builder instrumentation(dev.toolcall.Instrumentation instrumentation) {
+    public Builder instrumentation(ExecutionScope instrumentation) {
       instrumentations.add(Objects.requireNonNull(instrumentation, "instrumentation"));
       return this;
     }
@@ -548,7 +544,7 @@ public final class ToolScheduler implements AutoCloseable {
 
     /**
      * What the model is told about an unexpected exception from a tool (default: its type and message, never a
-     * stack trace nor anything from its cause chain). {@link ToolException} messages are used as they are.
+     * stack trace nor anything from its cause chain). {@link dev.toolcall.ToolException} messages are used as they are.
      */
     public Builder errorText(Function<Throwable, String> errorText) {
       this.errorText = Objects.requireNonNull(errorText, "errorText");
@@ -564,7 +560,7 @@ public final class ToolScheduler implements AutoCloseable {
     /**
      * The timer of timeouts, retry backoff and output flushes (default: a {@link DeadlineTimer#newDefault()} of its
      * own, closed by {@link ToolScheduler#close()}). A timer given here is shared, not owned: the scheduler never
-     * closes it; whoever made it does ({@link dev.toolcall.ToolCallRuntime} shares one with its permission service).
+     * closes it; whoever made it does ({@link dev.toolcall.runtime.ToolCallRuntime} shares one with its permission service).
      */
     public Builder timer(DeadlineTimer timer) {
       this.timer = Objects.requireNonNull(timer, "timer");

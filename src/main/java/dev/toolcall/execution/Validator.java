@@ -2,7 +2,7 @@ package dev.toolcall.execution;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.Objects;
 
 /** Finds the tool a request names and checks its arguments; never throws for anything a model produced. */
@@ -15,7 +15,7 @@ interface Validator {
   Validation revalidate(Tool tool, ToolArguments arguments);
 
   /** Checks {@code result} against {@code tool}'s output schema: null when it may complete the call, else why not. */
-  default Invalid checkResult(Tool tool, dev.toolcall.tool.ToolResult result) {
+  default Invalid checkResult(Tool tool, dev.toolcall.ToolResult result) {
     return null;
   }
 

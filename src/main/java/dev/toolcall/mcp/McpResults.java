@@ -2,8 +2,8 @@ package dev.toolcall.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.toolcall.tool.ToolContent;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolContent;
+import dev.toolcall.ToolResult;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.ArrayList;
 import java.util.List;

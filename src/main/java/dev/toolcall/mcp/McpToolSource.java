@@ -2,14 +2,13 @@ package dev.toolcall.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.toolcall.ToolCallRuntime;
-import dev.toolcall.tool.OutcomeUnknownException;
+import dev.toolcall.runtime.ToolCallRuntime;
+import dev.toolcall.OutcomeUnknownException;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolContent;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolException;
+import dev.toolcall.ToolException;
 import dev.toolcall.tool.ToolInvocation;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.spec.McpClientTransport;
@@ -54,7 +53,7 @@ import reactor.core.publisher.Mono;
  *       that is not read-only, as MCP defaults it) always asks, whatever {@code customize} says. Every tool asks
  *       unless it is read-only and {@link Builder#trustReadOnlyHints} is on (hints are the server's word).
  *   <li>Arguments pass through as the model sent them, checked first against the server's schema.
- *   <li>Results: text, images, audio, resource links and embedded resources become {@link ToolContent} parts,
+ *   <li>Results: text, images, audio, resource links and embedded resources become {@link dev.toolcall.ToolContent} parts,
  *       structured content the {@link ToolResult#structured() structured value}; {@code isError} ends the call
  *       FAILED ({@code tool_error}) with the server's text for the model.
  *   <li>Cancellation (the person cancelled, the call timed out, its turn ended) sends the server

@@ -2,7 +2,6 @@ package dev.toolcall.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.toolcall.ToolCallRuntime;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
 import dev.toolcall.tool.ToolRegistry;
@@ -136,7 +135,7 @@ final class ToolList {
    * this source's tool of that name; each of this source's tools no longer listed removed. A name another tool of
    * the runtime has is refused: {@code attaching}, by throwing (nothing changes); else the tool is left out with a
    * warning (once, until the clash ends). Tools of the runtime that are not this source's are never touched. Runs
-   * inside {@link ToolCallRuntime#updateTools}, under {@code applying}.
+   * inside {@link dev.toolcall.runtime.ToolCallRuntime#updateTools}, under {@code applying}.
    */
   ToolRegistry reconcile(ToolRegistry r, Map<String, Entry> tools, boolean attaching) {
     List<Tool> put = new ArrayList<>();

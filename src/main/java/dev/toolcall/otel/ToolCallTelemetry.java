@@ -2,14 +2,14 @@ package dev.toolcall.otel;
 
 import dev.toolcall.Change;
 import dev.toolcall.DenialSource;
-import dev.toolcall.Instrumentation;
+import dev.toolcall.runtime.Instrumentation;
 import dev.toolcall.Outcome;
 import dev.toolcall.Reason;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.conversation.ConversationState;
-import dev.toolcall.conversation.StateDetail;
+import dev.toolcall.ConversationState;
+import dev.toolcall.StateDetail;
 import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.Subscription;

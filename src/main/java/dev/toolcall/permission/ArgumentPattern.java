@@ -1,7 +1,7 @@
 package dev.toolcall.permission;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package dev.toolcall.permission;
 
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.toolcall.permission;
 
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.toolcall.permission;
 
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

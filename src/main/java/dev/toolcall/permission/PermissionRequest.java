@@ -3,7 +3,7 @@ package dev.toolcall.permission;
 import dev.toolcall.Change;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

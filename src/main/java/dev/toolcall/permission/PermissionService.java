@@ -2,7 +2,6 @@ package dev.toolcall.permission;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
-import dev.toolcall.Change;
 import dev.toolcall.DeadlineTimer;
 import dev.toolcall.DenialSource;
 import dev.toolcall.Outcome;
@@ -59,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * {@link #pending()} lists waiting requests in arrival order; {@link #nextRequest()} and {@link #awaitNext} give the
  * oldest waiting request (at once if there is one); {@link #decide} answers one. Every change is also an event of
  * the call on its {@link dev.toolcall.event.EventBus}, in the call's version order: the transition to
- * PERMISSION_PENDING with a {@link Change.PermissionAsked} (the request opened), {@code ArgumentsModified} (the
+ * PERMISSION_PENDING with a {@link dev.toolcall.Change.PermissionAsked} (the request opened), {@code ArgumentsModified} (the
  * arguments were edited), and the transition out of PERMISSION_PENDING whose reason says who won and why.
  *
  * <h2>Exactly one outcome</h2>
@@ -170,7 +169,7 @@ public final class PermissionService implements AutoCloseable {
 
   /**
    * A new request id: {@code perm-} and 128 bits from {@link java.security.SecureRandom} in lower-case base32 (26
-   * characters). Kept in the call's {@link Change.PermissionAsked}, so snapshots, restores and shared stores keep it.
+   * characters). Kept in the call's {@link dev.toolcall.Change.PermissionAsked}, so snapshots, restores and shared stores keep it.
    */
   static String newRequestId() {
     byte[] bits = new byte[16];
@@ -219,7 +218,7 @@ public final class PermissionService implements AutoCloseable {
 
   /**
    * Re-opens the request of a call restored PERMISSION_PENDING from a snapshot (after a restart): the call's current
-   * version is the restored one, whose change is its {@link Change.PermissionAsked} (request id, arguments version,
+   * version is the restored one, whose change is its {@link dev.toolcall.Change.PermissionAsked} (request id, arguments version,
    * absolute deadline and its tick on this runtime's ticker). The request keeps its id, so a decision made for it
    * before or after the restart names the same request; it joins the queue behind the requests already in it. A
    * deadline that passed while the process was down denies the call at once, once, as a timeout with a reason that
@@ -540,7 +539,7 @@ public final class PermissionService implements AutoCloseable {
     /**
      * The timer that runs the deadlines (default: a {@link DeadlineTimer#newDefault()} of its own, closed by
      * {@link PermissionService#close()}). A timer given here is shared, not owned: the service never closes it;
-     * whoever made it does ({@link dev.toolcall.ToolCallRuntime} shares one with its scheduler). Tests inject a
+     * whoever made it does ({@link dev.toolcall.runtime.ToolCallRuntime} shares one with its scheduler). Tests inject a
      * fake driven by a fake ticker.
      */
     public Builder timer(DeadlineTimer timer) {

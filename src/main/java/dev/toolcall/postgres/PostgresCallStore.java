@@ -218,7 +218,7 @@ public final class PostgresCallStore {
   /**
    * This store as a runtime's {@link dev.toolcall.CallStore} ({@code ToolCallRuntime.Builder.callStore}): each call
    * one row, each change of it one {@link #compareAndSet}, made before the change is visible. A call that has not
-   * ended is stored as its runtime-snapshot entry ({@link dev.toolcall.RuntimeSnapshot#callJson}), so the rows of
+   * ended is stored as its runtime-snapshot entry ({@link dev.toolcall.runtime.RuntimeSnapshot#callJson}), so the rows of
    * {@link #active()} are what a restore needs; an ended one as its identity, state, version and outcome. A write
    * another runtime made first is refused ({@link dev.toolcall.StaleCallException} in the runtime); a failure is the
    * {@link StoreException}, and the runtime's call does not change.
@@ -236,7 +236,7 @@ public final class PostgresCallStore {
       }
 
       @Override
-      public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
+      public Optional<dev.toolcall.CallRecord> read(String sessionId, String callId) {
         return load(sessionId, callId).map(PostgresCallStore::entry);
       }
 
@@ -260,9 +260,9 @@ public final class PostgresCallStore {
    * runtime that can read it, and is named in a WARN once per row; the others are restored. (A file snapshot, by
    * contrast, is read whole or not at all.)
    */
-  public dev.toolcall.RuntimeSnapshot snapshot(java.time.Clock clock) {
+  public dev.toolcall.runtime.RuntimeSnapshot snapshot(java.time.Clock clock) {
     Objects.requireNonNull(clock, "clock");
-    List<dev.toolcall.RuntimeSnapshot.Call> calls = new ArrayList<>();
+    List<dev.toolcall.CallRecord> calls = new ArrayList<>();
     for (StoredCall row : active()) {
       try {
         calls.add(entry(row));
@@ -270,26 +270,26 @@ public final class PostgresCallStore {
         unreadable(Rows.key(Nul.escape(row.sessionId()), Nul.escape(row.callId())), e);
       }
     }
-    dev.toolcall.RuntimeSnapshot bare = dev.toolcall.RuntimeSnapshot.ofCalls(clock.instant(), calls);
-    List<dev.toolcall.RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
+    dev.toolcall.runtime.RuntimeSnapshot bare = dev.toolcall.runtime.RuntimeSnapshot.ofCalls(clock.instant(), calls);
+    List<dev.toolcall.runtime.RuntimeSnapshot.SessionGrant> grants = new ArrayList<>();
     sessionGrants().all().forEach((session, list) -> list.forEach(g -> grants.add(
-        new dev.toolcall.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(),
+        new dev.toolcall.runtime.RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(),
             g.createdAt(), g.expiresAt()))));
-    return new dev.toolcall.RuntimeSnapshot(bare.schemaVersion(), bare.takenAt(), bare.calls(), bare.requestOrder(),
+    return new dev.toolcall.runtime.RuntimeSnapshot(bare.schemaVersion(), bare.takenAt(), bare.calls(), bare.requestOrder(),
         grants);
   }
 
   /** The row of a call's version: its document as {@link #calls()} describes. */
   static StoredCall stored(dev.toolcall.ToolCallSnapshot s) {
-    String document = dev.toolcall.RuntimeSnapshot.callJson(dev.toolcall.RuntimeSnapshot.storedEntry(s));
+    String document = dev.toolcall.runtime.RuntimeSnapshot.callJson(dev.toolcall.runtime.RuntimeSnapshot.storedEntry(s));
     return new StoredCall(s.identity().sessionId(), s.callId(), s.toolName(), s.state(), s.version(), document);
   }
 
   /** A row's document as a call's entry, or a {@link StoreException} naming the row. */
-  static dev.toolcall.RuntimeSnapshot.Call entry(StoredCall row) {
-    dev.toolcall.RuntimeSnapshot.Call call;
+  static dev.toolcall.CallRecord entry(StoredCall row) {
+    dev.toolcall.CallRecord call;
     try {
-      call = dev.toolcall.RuntimeSnapshot.callFromJson(row.document());
+      call = dev.toolcall.runtime.RuntimeSnapshot.callFromJson(row.document());
     } catch (dev.toolcall.CorruptSnapshotException e) {
       throw StoreException.corrupt(row.where() + ": its document is not a call's entry: " + e.getMessage(), e);
     }

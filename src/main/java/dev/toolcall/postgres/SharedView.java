@@ -42,7 +42,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   }
 
   @Override
-  public Optional<dev.toolcall.RuntimeSnapshot.Call> read(String sessionId, String callId) {
+  public Optional<dev.toolcall.CallRecord> read(String sessionId, String callId) {
     return store.load(sessionId, callId).map(PostgresCallStore::entry);
   }
 
@@ -62,7 +62,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   }
 
   @Override
-  public Optional<dev.toolcall.RuntimeSnapshot.Call> readByRequest(String requestId) {
+  public Optional<dev.toolcall.CallRecord> readByRequest(String requestId) {
     Objects.requireNonNull(requestId, "requestId");
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
         + " FROM toolcall_call WHERE state = 'permission_pending' AND document #>> '{permission,requestId}' = ?")) {
@@ -105,14 +105,14 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   }
 
   @Override
-  public List<dev.toolcall.RuntimeSnapshot.Call> overdue() {
+  public List<dev.toolcall.CallRecord> overdue() {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
         + " FROM toolcall_call WHERE state NOT IN " + Rows.ENDED + " AND (state <> 'permission_pending'"
         + " AND lease_until <= now()"
         + " OR state = 'permission_pending' AND " + Rows.DEADLINE + " < now())"
         + " ORDER BY seq")) {
       ps.setQueryTimeout(timeoutSeconds);
-      List<dev.toolcall.RuntimeSnapshot.Call> out = new ArrayList<>();
+      List<dev.toolcall.CallRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           try {

@@ -6,7 +6,7 @@ import dev.toolcall.StateTransition;
 import dev.toolcall.Ticker;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

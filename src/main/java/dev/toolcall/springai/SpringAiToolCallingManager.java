@@ -1,6 +1,6 @@
 package dev.toolcall.springai;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package dev.toolcall.springai;
 
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolException;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolException;
+import dev.toolcall.ToolResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

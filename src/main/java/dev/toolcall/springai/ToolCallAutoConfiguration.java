@@ -1,6 +1,6 @@
 package dev.toolcall.springai;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import static dev.toolcall.tool.ModelText.count;
 
 import com.fasterxml.jackson.core.JacksonException;

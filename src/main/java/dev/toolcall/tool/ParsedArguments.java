@@ -1,11 +1,12 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import java.util.Objects;
 
 /**
- * The result of reading a tool call's argument text with {@link ToolArguments#parse(String, ArgumentLimits)}:
+ * The result of reading a tool call's argument text with {@link #parse(String, ArgumentLimits)}:
  * either the {@link Ok arguments} or why the text was {@link Invalid refused}. Parsing never throws for any text;
  * this type carries the failure instead. Immutable and thread-safe.
  */
@@ -48,5 +49,32 @@ public sealed interface ParsedArguments permits ParsedArguments.Ok, ParsedArgume
     public Outcome.Failed toOutcome() {
       return new Outcome.Failed(kind, message);
     }
+  }
+
+  /**
+   * Reads the text a model sent, under {@link ArgumentLimits#DEFAULT}. See {@link #parse(String, ArgumentLimits)}.
+   *
+   * @param raw the argument text exactly as received; null reads as no arguments, like {@code ""}
+   * @return the arguments, or why they were refused; never throws
+   */
+  static ParsedArguments parse(String raw) {
+    return parse(raw, ArgumentLimits.DEFAULT);
+  }
+
+  /**
+   * Reads the text a model sent into one of the three forms (see {@link ToolArguments}), keeping {@code raw}
+   * byte for byte as {@link ToolArguments#raw()}. Safe for any input: every failure is returned as a
+   * {@link ParsedArguments.Invalid} of kind {@link dev.toolcall.FailureKind#MALFORMED_ARGUMENTS} or
+   * {@link dev.toolcall.FailureKind#ARGUMENTS_TOO_LARGE} with a message for the model that gives the line and
+   * column. Thread-safe.
+   *
+   * @param raw the argument text exactly as received; null reads as no arguments, like {@code ""}
+   * @param limits the parsing limits
+   * @return the arguments, or why they were refused; never throws for any {@code raw}
+   * @throws NullPointerException if {@code limits} is null (a programming error)
+   */
+  static ParsedArguments parse(String raw, ArgumentLimits limits) {
+    Objects.requireNonNull(limits, "limits");
+    return ArgumentParser.forLimits(limits).parse(raw);
   }
 }

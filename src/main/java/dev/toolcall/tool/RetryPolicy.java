@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * How a tool's transient failures are retried: at most {@code maxAttempts} attempts in all, with exponential backoff
  * {@code initialDelay * multiplier^(n-1)} capped at {@code maxDelay}, each delay spread by up to {@code jitter}
- * (a fraction, 0 to 1) either way. Only failures the tool declares transient (a {@link TransientToolException}) are
+ * (a fraction, 0 to 1) either way. Only failures the tool declares transient (a {@link dev.toolcall.TransientToolException}) are
  * retried; a tool not marked idempotent is never retried after a failure that may have had effects (a timeout, an
  * interrupt). Immutable.
  *

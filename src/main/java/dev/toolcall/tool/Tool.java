@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolResult;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -9,8 +10,8 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Write a blocking tool with {@link #of(ToolDefinition, Blocking)} (it runs on the scheduler's executor and is
  * interrupted on cancel), or implement {@link #execute} to return a {@link CompletionStage} for asynchronous work.
- * To fail with a message for the model, throw (or complete exceptionally with) a {@link ToolException}; a
- * {@link TransientToolException} may be retried. Implementations must be thread-safe: calls may run in parallel.
+ * To fail with a message for the model, throw (or complete exceptionally with) a {@link dev.toolcall.ToolException}; a
+ * {@link dev.toolcall.TransientToolException} may be retried. Implementations must be thread-safe: calls may run in parallel.
  */
 public interface Tool {
 

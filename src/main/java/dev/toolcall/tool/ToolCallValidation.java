@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
+import dev.toolcall.ToolResult;
 import dev.toolcall.FailureKind;
 import java.util.Objects;
 import java.util.Optional;
@@ -13,7 +15,7 @@ import java.util.Optional;
  * <ol>
  *   <li>the tool name matches a registered tool exactly, else {@link FailureKind#UNKNOWN_TOOL} with close matches
  *       ({@link ToolRegistry#unknownToolMessage});
- *   <li>the text parses ({@link ToolArguments#parse(String, ArgumentLimits)}), else
+ *   <li>the text parses ({@link ParsedArguments#parse(String, ArgumentLimits)}), else
  *       {@link FailureKind#MALFORMED_ARGUMENTS} or {@link FailureKind#ARGUMENTS_TOO_LARGE} with line and column;
  *   <li>the JSON value of the arguments ({@link ToolArguments#asJson()}, so plain text and string lists too) matches
  *       the schema compiled at registry build, else {@link FailureKind#INVALID_ARGUMENTS} listing each problem's

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * @param permissionTimeout how long a permission request may wait; null for the runtime's default
  * @param retryPolicy how transient failures are retried (default {@link RetryPolicy#NONE})
  * @param returnDirect whether the call's result ends the turn instead of going back to the model (default false)
- * @param outputSchema the JSON Schema of the tool's {@linkplain ToolResult#structured() structured result}, or null
+ * @param outputSchema the JSON Schema of the tool's {@linkplain dev.toolcall.ToolResult#structured() structured result}, or null
  *     when it declares none; when set, every result must carry a structured value that matches it
  */
 public record ToolDefinition(String name, String description, JsonNode parameters, boolean requiresApproval,

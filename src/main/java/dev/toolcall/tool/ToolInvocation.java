@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import java.util.function.Consumer;
 
 /**

@@ -2,7 +2,7 @@ package dev.toolcall.agui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.ModelClient;
 import dev.toolcall.conversation.ModelResponse;
@@ -12,7 +12,7 @@ import dev.toolcall.conversation.TurnResult;
 import dev.toolcall.testing.Readme;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import dev.toolcall.wire.SessionTokens;
 import java.net.URI;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.toolcall.agui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventListener;
@@ -14,7 +14,7 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.testing.Heap;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import dev.toolcall.wire.SessionTokens;
 import java.io.BufferedReader;
 import java.io.InputStream;

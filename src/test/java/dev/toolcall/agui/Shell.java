@@ -1,6 +1,6 @@
 package dev.toolcall.agui;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.ModelClient;
 import dev.toolcall.conversation.ModelResponse;
@@ -9,7 +9,7 @@ import dev.toolcall.conversation.ToolResultMessage;
 import dev.toolcall.conversation.UserMessage;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -3,14 +3,14 @@ package dev.toolcall.conversation;
 import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.testing.Race;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,5 +1,6 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationState;
 import static dev.toolcall.conversation.ScriptedStream.args;
 import static dev.toolcall.conversation.ScriptedStream.completed;
 import static dev.toolcall.conversation.ScriptedStream.end;
@@ -8,7 +9,7 @@ import static dev.toolcall.conversation.ScriptedStream.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.Reason;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.Event;
@@ -20,7 +21,7 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.permission.PermissionService;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,10 +1,12 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.toolcall.Outcome;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.Event;
@@ -21,8 +23,8 @@ import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolException;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolException;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

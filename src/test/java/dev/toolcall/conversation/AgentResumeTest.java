@@ -1,16 +1,19 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.RuntimeSnapshot;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.RuntimeSnapshot;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;

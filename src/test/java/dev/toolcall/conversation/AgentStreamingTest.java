@@ -1,5 +1,7 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import static dev.toolcall.conversation.ScriptedStream.args;
 import static dev.toolcall.conversation.ScriptedStream.completed;
 import static dev.toolcall.conversation.ScriptedStream.end;
@@ -10,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolcall.Change;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.ToolCallEvent;
@@ -23,7 +25,7 @@ import dev.toolcall.testing.RecordingListener;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;

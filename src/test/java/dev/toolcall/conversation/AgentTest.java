@@ -1,10 +1,14 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.StateDetail;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
@@ -16,7 +20,7 @@ import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

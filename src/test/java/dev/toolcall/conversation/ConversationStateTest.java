@@ -1,6 +1,7 @@
 package dev.toolcall.conversation;
 
-import static dev.toolcall.conversation.ConversationState.*;
+import dev.toolcall.ConversationState;
+import static dev.toolcall.ConversationState.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,16 +1,17 @@
 package dev.toolcall.conversation;
 
-import static dev.toolcall.conversation.ConversationState.AWAITING_LLM_RESPONSE;
-import static dev.toolcall.conversation.ConversationState.AWAITING_TOOL_APPROVAL;
-import static dev.toolcall.conversation.ConversationState.EXECUTING_TOOLS;
-import static dev.toolcall.conversation.ConversationState.GENERATING_RESPONSE;
-import static dev.toolcall.conversation.ConversationState.IDLE;
-import static dev.toolcall.conversation.ConversationState.PROCESSING_LLM_RESPONSE;
-import static dev.toolcall.conversation.ConversationState.PROCESSING_USER_MESSAGE;
+import dev.toolcall.ConversationState;
+import static dev.toolcall.ConversationState.AWAITING_LLM_RESPONSE;
+import static dev.toolcall.ConversationState.AWAITING_TOOL_APPROVAL;
+import static dev.toolcall.ConversationState.EXECUTING_TOOLS;
+import static dev.toolcall.ConversationState.GENERATING_RESPONSE;
+import static dev.toolcall.ConversationState.IDLE;
+import static dev.toolcall.ConversationState.PROCESSING_LLM_RESPONSE;
+import static dev.toolcall.ConversationState.PROCESSING_USER_MESSAGE;
 import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.EventListener;
@@ -19,7 +20,7 @@ import dev.toolcall.permission.PermissionPolicy;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;

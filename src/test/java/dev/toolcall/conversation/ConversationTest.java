@@ -1,6 +1,10 @@
 package dev.toolcall.conversation;
 
-import static dev.toolcall.conversation.ConversationState.*;
+import dev.toolcall.ConversationReasons;
+import dev.toolcall.StateDetail;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
+import static dev.toolcall.ConversationState.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

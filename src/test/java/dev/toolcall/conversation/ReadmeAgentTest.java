@@ -1,11 +1,12 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import dev.toolcall.testing.Readme;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.toolcall.conversation;
 import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
@@ -12,7 +12,7 @@ import dev.toolcall.execution.CallResult;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,13 +1,14 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.testing.Heap;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,12 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.RuntimeSnapshot;
+import dev.toolcall.runtime.RuntimeSnapshot;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.DecisionKind;
@@ -14,9 +15,9 @@ import dev.toolcall.testing.PermissionFakes.ManualTimer;
 import dev.toolcall.testing.Race;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

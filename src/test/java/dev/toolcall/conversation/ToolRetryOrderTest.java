@@ -1,19 +1,20 @@
 package dev.toolcall.conversation;
 
-import static dev.toolcall.conversation.ConversationState.EXECUTING_TOOLS;
-import static dev.toolcall.conversation.ConversationState.TRANSIENT_FAILURE;
+import dev.toolcall.ConversationState;
+import static dev.toolcall.ConversationState.EXECUTING_TOOLS;
+import static dev.toolcall.ConversationState.TRANSIENT_FAILURE;
 import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
-import dev.toolcall.tool.TransientToolException;
+import dev.toolcall.ToolResult;
+import dev.toolcall.TransientToolException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,14 +1,17 @@
 package dev.toolcall.conversation;
 
-import static dev.toolcall.conversation.ConversationState.EXECUTING_TOOLS;
-import static dev.toolcall.conversation.ConversationState.GENERATING_RESPONSE;
-import static dev.toolcall.conversation.ConversationState.IDLE;
-import static dev.toolcall.conversation.ConversationState.PROCESSING_TOOL_RESULTS;
-import static dev.toolcall.conversation.ConversationState.TRANSIENT_FAILURE;
+import dev.toolcall.StateDetail;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
+import static dev.toolcall.ConversationState.EXECUTING_TOOLS;
+import static dev.toolcall.ConversationState.GENERATING_RESPONSE;
+import static dev.toolcall.ConversationState.IDLE;
+import static dev.toolcall.ConversationState.PROCESSING_TOOL_RESULTS;
+import static dev.toolcall.ConversationState.TRANSIENT_FAILURE;
 import static dev.toolcall.testing.ScriptedModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.EventListener;
@@ -16,8 +19,8 @@ import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
-import dev.toolcall.tool.TransientToolException;
+import dev.toolcall.ToolResult;
+import dev.toolcall.TransientToolException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -409,7 +409,8 @@ class EventBusTest {
     assertThatThrownBy(() -> bus.subscribe(null)).isInstanceOf(NullPointerException.class).hasMessage("listener");
     assertThatThrownBy(() -> bus.subscribe(null, pool)).hasMessage("listener");
     assertThatThrownBy(() -> bus.subscribe(EventListener.NONE, null)).hasMessage("executor");
-    assertThatThrownBy(() -> bus.publish(null)).hasMessage("event");
+    assertThatThrownBy(() -> bus.publish((Event) null)).hasMessage("event");
+    assertThatThrownBy(() -> bus.publish((dev.toolcall.ToolCallSnapshot) null)).hasMessage("version");
     assertThatThrownBy(() -> EventListener.all(EventListener.NONE, null)).hasMessage("listener");
   }
 

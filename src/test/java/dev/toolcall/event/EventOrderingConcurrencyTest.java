@@ -10,7 +10,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.testing.Histories;
 import dev.toolcall.fsm.TransitionResult;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

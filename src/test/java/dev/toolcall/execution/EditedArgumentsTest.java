@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.toolcall.DenialSource;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.permission.ApprovalMode;
@@ -19,11 +19,11 @@ import dev.toolcall.permission.PermissionService;
 import dev.toolcall.testing.Logs;
 import dev.toolcall.tool.ParsedArguments;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolException;
-import dev.toolcall.tool.ToolResult;
-import dev.toolcall.tool.TransientToolException;
+import dev.toolcall.ToolException;
+import dev.toolcall.ToolResult;
+import dev.toolcall.TransientToolException;
 import dev.toolcall.tool.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
@@ -169,7 +169,7 @@ class HooksTest {
     PermissionHook sandbox = (call, def) -> {
       String raw = call.arguments().raw();
       return raw.contains("/work/") ? PermissionHook.Verdict.CONTINUE
-          : PermissionHook.Verdict.rewrite(((ParsedArguments.Ok) ToolArguments.parse(
+          : PermissionHook.Verdict.rewrite(((ParsedArguments.Ok) ParsedArguments.parse(
               raw.replace("\"path\":\"", "\"path\":\"/work/"))).arguments());
     };
     try (ToolCallRuntime rt = runtime(p -> p.hook(sandbox), s -> {}, write)) {

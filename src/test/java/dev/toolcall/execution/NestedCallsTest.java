@@ -2,11 +2,11 @@ package dev.toolcall.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

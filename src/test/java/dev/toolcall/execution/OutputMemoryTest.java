@@ -12,7 +12,7 @@ import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.testing.Heap;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

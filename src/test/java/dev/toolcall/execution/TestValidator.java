@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.toolcall.FailureKind;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

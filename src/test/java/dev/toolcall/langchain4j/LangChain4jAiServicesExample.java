@@ -5,7 +5,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import java.time.Duration;
 
 /** The AiServices example of docs/integrations.md and the README, run by {@link LangChain4jExampleTest}. */

@@ -15,7 +15,7 @@ import dev.langchain4j.model.output.FinishReason;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
@@ -208,9 +208,9 @@ class LangChain4jAiServicesTest {
     final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
 
     @dev.langchain4j.agent.tool.Tool("Deploys, after a transient failure")
-    public String deploy(@P("the environment") String env) throws dev.toolcall.tool.TransientToolException {
+    public String deploy(@P("the environment") String env) throws dev.toolcall.TransientToolException {
       if (attempts.incrementAndGet() == 1) {
-        throw new dev.toolcall.tool.TransientToolException("registry busy");
+        throw new dev.toolcall.TransientToolException("registry busy");
       }
       return "deployed " + env;
     }

@@ -2,7 +2,7 @@ package dev.toolcall.langchain4j;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.TurnResult;
 import dev.toolcall.permission.Decision;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.ModelResponse;
 import dev.toolcall.conversation.StopReason;
@@ -23,7 +23,7 @@ import dev.toolcall.presentation.Presenter;
 import dev.toolcall.testing.Logs;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolContent;
+import dev.toolcall.ToolContent;
 import dev.toolcall.tool.ToolDefinition;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
@@ -309,7 +309,7 @@ class McpAdapterTest {
     Logs.expect("io.modelcontextprotocol.spec.McpClientSession");
     source = McpToolSource.builder("srv", serverTransport()).prefix("").trustReadOnlyHints(true).connect();
     Tool own = Tool.of(ToolDefinition.builder("added.tool").description("the runtime's own").requiresApproval(false)
-        .build(), inv -> dev.toolcall.tool.ToolResult.of("the runtime's own added.tool"));
+        .build(), inv -> dev.toolcall.ToolResult.of("the runtime's own added.tool"));
     runtime = ToolCallRuntime.builder().tools(own).build();
     runtime.events().subscribe(EventListener.of(events::add));
     source.attach(runtime);

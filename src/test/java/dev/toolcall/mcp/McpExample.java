@@ -1,6 +1,6 @@
 package dev.toolcall.mcp;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.ModelClient;
 import dev.toolcall.conversation.TurnResult;

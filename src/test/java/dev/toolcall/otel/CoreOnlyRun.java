@@ -1,13 +1,13 @@
 package dev.toolcall.otel;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.TurnResult;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;

@@ -68,7 +68,7 @@ class AuthorizeSnapshotRaceTest {
     PermissionTestSupport t = new PermissionTestSupport();
     dev.toolcall.event.EventBus bus = dev.toolcall.event.EventBus.create();
     ToolCall call = ToolCall.builder("c1", "shell").eventBus(bus).ticker(t.ticker)
-        .arguments(dev.toolcall.tool.ToolArguments.ofText("ls")).build();
+        .arguments(dev.toolcall.ToolArguments.ofText("ls")).build();
     bus.subscribe(new dev.toolcall.event.EventListener() {
       @Override
       public void onStateChanged(dev.toolcall.event.ToolCallEvent.StateChanged e) {

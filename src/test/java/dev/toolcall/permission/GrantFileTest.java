@@ -3,7 +3,7 @@ package dev.toolcall.permission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -22,7 +22,7 @@ import dev.toolcall.event.EventBus;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.testing.RecordingListener;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Duration;
 import java.time.Instant;

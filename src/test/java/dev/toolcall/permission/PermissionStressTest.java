@@ -7,7 +7,7 @@ import dev.toolcall.Outcome;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.testing.PermissionFakes.ManualTimer;
 import dev.toolcall.testing.PermissionFakes.ManualTicker;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Clock;
 import java.time.Duration;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolcall.ToolCall;
 import dev.toolcall.event.Subscription;
 import dev.toolcall.testing.Logs;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

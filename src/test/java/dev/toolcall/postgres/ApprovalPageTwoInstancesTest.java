@@ -3,7 +3,7 @@ package dev.toolcall.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.Outcome;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.agui.ApprovalServer;
 import dev.toolcall.agui.Browser;
@@ -13,7 +13,7 @@ import dev.toolcall.execution.CallResult;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import dev.toolcall.wire.SessionTokens;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

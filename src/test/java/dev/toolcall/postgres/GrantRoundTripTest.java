@@ -2,8 +2,8 @@ package dev.toolcall.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.RuntimeSnapshot;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.RuntimeSnapshot;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
@@ -12,9 +12,9 @@ import dev.toolcall.permission.Grant;
 import dev.toolcall.permission.GrantStore;
 import dev.toolcall.permission.PermissionService;
 import dev.toolcall.tool.Tool;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.toolcall.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.permission.Decision;
@@ -11,7 +11,7 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.testing.Logs;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -80,7 +80,7 @@ class OutageStressTest {
     PostgresCallStore.create(admin).applySchema();
     Logs.expect(ChangeFeed.class); // the outage's warnings are expected; they are counted below
     Logs.expect(PostgresCallStore.class);
-    Logs.expect("dev.toolcall.SharedStoreLink");
+    Logs.expect("dev.toolcall.runtime.SharedStoreLink");
     Logs.expect(dev.toolcall.permission.PermissionService.class);
     Logs.expect(dev.toolcall.execution.ToolScheduler.class);
     Logs.expect("dev.toolcall.HeapDeadlineTimer");

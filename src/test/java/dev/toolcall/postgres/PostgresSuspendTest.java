@@ -2,10 +2,10 @@ package dev.toolcall.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.AgentSnapshot;
-import dev.toolcall.conversation.ConversationState;
+import dev.toolcall.ConversationState;
 import dev.toolcall.conversation.DecisionReport;
 import dev.toolcall.conversation.Interrupt;
 import dev.toolcall.conversation.ToolResultMessage;
@@ -15,7 +15,7 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.testing.ScriptedModel;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

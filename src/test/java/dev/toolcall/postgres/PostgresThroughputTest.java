@@ -114,11 +114,11 @@ class PostgresThroughputTest {
     DataSource raw = PgCluster.database("toolcall_two_delay");
     PostgresCallStore.create(raw).applySchema();
     dev.toolcall.tool.Tool shell = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("shell")
-        .permissionTimeout(Duration.ofHours(1)).build(), inv -> dev.toolcall.tool.ToolResult.of("ok"));
+        .permissionTimeout(Duration.ofHours(1)).build(), inv -> dev.toolcall.ToolResult.of("ok"));
     java.util.concurrent.BlockingQueue<Long> left = new java.util.concurrent.LinkedBlockingQueue<>();
-    try (dev.toolcall.ToolCallRuntime a = dev.toolcall.ToolCallRuntime.builder().tools(shell)
+    try (dev.toolcall.runtime.ToolCallRuntime a = dev.toolcall.runtime.ToolCallRuntime.builder().tools(shell)
             .sharedStore(PostgresCallStore.create(Pool.of(raw, 8)).shared("a", Duration.ofSeconds(30))).build();
-         dev.toolcall.ToolCallRuntime b = dev.toolcall.ToolCallRuntime.builder().tools(shell)
+         dev.toolcall.runtime.ToolCallRuntime b = dev.toolcall.runtime.ToolCallRuntime.builder().tools(shell)
             .sharedStore(PostgresCallStore.create(Pool.of(raw, 8)).shared("b", Duration.ofSeconds(30))).build()) {
       a.events().subscribe(new dev.toolcall.event.EventListener() {
         @Override
@@ -165,14 +165,14 @@ class PostgresThroughputTest {
     PostgresCallStore store = PostgresCallStore.create(perThread(db));
     store.applySchema();
     dev.toolcall.tool.Tool echo = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("echo")
-        .requiresApproval(false).build(), inv -> dev.toolcall.tool.ToolResult.of("ok"));
+        .requiresApproval(false).build(), inv -> dev.toolcall.ToolResult.of("ok"));
     for (boolean stored : new boolean[] {false, true}) {
-      dev.toolcall.ToolCallRuntime.Builder b = dev.toolcall.ToolCallRuntime.builder().tools(echo)
+      dev.toolcall.runtime.ToolCallRuntime.Builder b = dev.toolcall.runtime.ToolCallRuntime.builder().tools(echo)
           .scheduler(sc -> sc.executor(Runnable::run));
       if (stored) {
         b.callStore(store.calls());
       }
-      try (dev.toolcall.ToolCallRuntime runtime = b.build()) {
+      try (dev.toolcall.runtime.ToolCallRuntime runtime = b.build()) {
         for (int threads : new int[] {1, 4}) {
           java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
           String session = "s" + stored + threads;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallIdentity;
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import dev.toolcall.Reason;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.EventBus;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

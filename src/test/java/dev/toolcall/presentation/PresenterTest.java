@@ -72,7 +72,7 @@ class PresenterTest {
     ToolCall d = calls.call("c2", "shell", "rm -rf build");
     calls.ask(d, Duration.ofSeconds(30));
     calls.advance(Duration.ofSeconds(20));
-    d.modifyArguments(PERMISSION_PENDING, dev.toolcall.tool.ToolArguments.ofText("rm -rf build/tmp"), "user");
+    d.modifyArguments(PERMISSION_PENDING, dev.toolcall.ToolArguments.ofText("rm -rf build/tmp"), "user");
     assertThat(presenter.view(d.snapshot()).countdown().orElseThrow().remaining())
         .as("the edit alone keeps the deadline").isEqualTo(Duration.ofSeconds(10));
     assertThat(presenter.view(d.snapshot()).argumentsPreview()).isEqualTo("rm -rf build/tmp");

@@ -3,7 +3,7 @@ package dev.toolcall.presentation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.Reason;
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.event.ToolCallEvent;
@@ -12,7 +12,7 @@ import dev.toolcall.execution.CallResult;
 import dev.toolcall.testing.RecordingListener;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.toolcall.springai;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import java.time.Duration;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.context.annotation.Bean;

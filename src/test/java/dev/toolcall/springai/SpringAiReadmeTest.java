@@ -2,7 +2,7 @@ package dev.toolcall.springai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.permission.PermissionRequest;

@@ -5,7 +5,7 @@ import static dev.toolcall.springai.SpringAiAdapterTest.calls;
 import static dev.toolcall.springai.SpringAiAdapterTest.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.ToolCallEvent;

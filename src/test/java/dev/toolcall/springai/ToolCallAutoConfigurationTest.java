@@ -4,7 +4,7 @@ import static dev.toolcall.springai.SpringAiAdapterTest.call;
 import static dev.toolcall.springai.SpringAiAdapterTest.calls;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import java.time.Duration;

@@ -2,9 +2,9 @@ package dev.toolcall.testing;
 
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolException;
-import dev.toolcall.tool.ToolResult;
-import dev.toolcall.tool.TransientToolException;
+import dev.toolcall.ToolException;
+import dev.toolcall.ToolResult;
+import dev.toolcall.TransientToolException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;

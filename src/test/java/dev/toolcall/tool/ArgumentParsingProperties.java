@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -58,7 +59,7 @@ class ArgumentParsingProperties {
   void validJsonRoundTripsWithTheRawUnchanged(@ForAll("json") JsonNode node, @ForAll boolean pretty)
       throws Exception {
     String raw = pretty ? JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node) : JSON.writeValueAsString(node);
-    ParsedArguments parsed = ToolArguments.parse(raw);
+    ParsedArguments parsed = ParsedArguments.parse(raw);
     assertThat(parsed).as(raw).isInstanceOf(ParsedArguments.Ok.class);
     ToolArguments args = ((ParsedArguments.Ok) parsed).arguments();
     assertThat(args.raw()).isSameAs(raw);
@@ -70,7 +71,7 @@ class ArgumentParsingProperties {
   @Property(tries = 800)
   void anyStringEncodedAsJsonIsTextWithItsValue(@ForAll("validUnicode") String value) throws Exception {
     String raw = JSON.writeValueAsString(value);
-    ParsedArguments parsed = ToolArguments.parse(raw);
+    ParsedArguments parsed = ParsedArguments.parse(raw);
     assertThat(parsed).isEqualTo(new ParsedArguments.Ok(new ToolArguments.Text(raw, value)));
   }
 
@@ -95,7 +96,7 @@ class ArgumentParsingProperties {
   }
 
   private static void checkParse(String raw, ArgumentLimits limits) {
-    ParsedArguments parsed = ToolArguments.parse(raw, limits);
+    ParsedArguments parsed = ParsedArguments.parse(raw, limits);
     if (parsed instanceof ParsedArguments.Ok) {
       assertThat(((ParsedArguments.Ok) parsed).arguments().raw()).isEqualTo(raw);
     } else {

@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,7 +19,7 @@ class ToolArgumentsParseTest {
   }
 
   private static ToolArguments ok(String raw, ArgumentLimits limits) {
-    ParsedArguments parsed = ToolArguments.parse(raw, limits);
+    ParsedArguments parsed = ParsedArguments.parse(raw, limits);
     assertThat(parsed).as("parse of %s", raw).isInstanceOf(ParsedArguments.Ok.class);
     assertThat(parsed.isOk()).isTrue();
     ToolArguments args = ((ParsedArguments.Ok) parsed).arguments();
@@ -27,7 +28,7 @@ class ToolArgumentsParseTest {
   }
 
   private static ParsedArguments.Invalid invalid(String raw, ArgumentLimits limits) {
-    ParsedArguments parsed = ToolArguments.parse(raw, limits);
+    ParsedArguments parsed = ParsedArguments.parse(raw, limits);
     assertThat(parsed).as("parse of %s", raw).isInstanceOf(ParsedArguments.Invalid.class);
     ParsedArguments.Invalid invalid = (ParsedArguments.Invalid) parsed;
     ValidationFixture.assertModelMessage(invalid.message());
@@ -128,7 +129,7 @@ class ToolArgumentsParseTest {
     assertThatThrownBy(() -> ArgumentLimits.DEFAULT.withMaxNestingDepth(1001)).hasMessageContaining("at most 1000");
     assertThatThrownBy(() -> ArgumentLimits.DEFAULT.withMaxStringLength(-1)).hasMessageContaining("maxStringLength");
     assertThatThrownBy(() -> ArgumentLimits.DEFAULT.withMaxNumberLength(0)).hasMessageContaining("maxNumberLength");
-    assertThatThrownBy(() -> ToolArguments.parse("{}", null)).hasMessageContaining("limits");
+    assertThatThrownBy(() -> ParsedArguments.parse("{}", null)).hasMessageContaining("limits");
     assertThat(ArgumentLimits.DEFAULT).isEqualTo(new ArgumentLimits(1 << 20, 64, 1 << 20, 100));
   }
 

@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolContent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Base64;

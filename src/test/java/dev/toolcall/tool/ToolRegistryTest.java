@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolResult;
 import dev.toolcall.testing.Logs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -178,7 +179,7 @@ class ToolRegistryTest {
     assertThat(r.names()).containsExactly("shifty");
     assertThat(r.definitions()).containsExactly(first);
     assertThat(ToolCallValidator.of(r).validate("shifty", "{}"))
-        .isEqualTo(new ToolCallValidation.Valid(shifty, first, ToolArguments.parse("{}") instanceof
+        .isEqualTo(new ToolCallValidation.Valid(shifty, first, ParsedArguments.parse("{}") instanceof
             ParsedArguments.Ok ok ? ok.arguments() : null));
   }
 

@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import dev.toolcall.ToolArguments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.FailureKind;

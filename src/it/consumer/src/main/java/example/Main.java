@@ -1,11 +1,11 @@
 package example;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.util.List;
 
 /** Runs one call through the library from a consumer's class path; exits non-zero if it did not complete. */

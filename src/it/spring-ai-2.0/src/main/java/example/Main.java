@@ -1,6 +1,6 @@
 package example;
 
-import dev.toolcall.ToolCallRuntime;
+import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.TurnResult;
 import dev.toolcall.permission.Decision;

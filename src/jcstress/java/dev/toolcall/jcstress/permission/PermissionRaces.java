@@ -11,7 +11,7 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.permission.PermissionService;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,5 @@
-package dev.toolcall.tool;
+package dev.toolcall;
+
 
 /**
  * Thrown by a tool that cannot tell whether its action took effect: for example a remote server that vanished

@@ -1,8 +1,9 @@
-package dev.toolcall.tool;
+package dev.toolcall;
+
 
 /**
  * Thrown (or completed exceptionally with) by a tool whose failure may succeed on a retry: a rate limit, a network
- * blip. The tool's {@link RetryPolicy} decides whether and when; the message is what the model is told if the
+ * blip. The tool's {@link dev.toolcall.tool.RetryPolicy} decides whether and when; the message is what the model is told if the
  * retries run out.
  */
 public class TransientToolException extends ToolException {

@@ -1,5 +1,9 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.CallRecord;
+import dev.toolcall.FailureKind;
+import dev.toolcall.Outcome;
+import dev.toolcall.ToolCallState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.Batch;
@@ -10,7 +14,7 @@ import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.testing.RecordingListener;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -112,10 +116,10 @@ class RuntimeRestoreTest {
       shellVersion = snap.calls().stream().filter(c -> c.callId().equals("shell-2")).findFirst().orElseThrow()
           .version();
       snap.writeTo(file);
-      assertThat(snap.calls()).extracting(RuntimeSnapshot.Call::callId)
+      assertThat(snap.calls()).extracting(CallRecord::callId)
           .containsExactlyInAnyOrder("fetch-1", "slow-1", "shell-b", "deploy-1", "shell-2");
       assertThat(snap.calls()).filteredOn(c -> c.callId().equals("shell-b"))
-          .extracting(RuntimeSnapshot.Call::state).containsExactly(ToolCallState.PERMISSION_APPROVED);
+          .extracting(CallRecord::state).containsExactly(ToolCallState.PERMISSION_APPROVED);
       assertThat(snap.sessionGrants()).extracting(RuntimeSnapshot.SessionGrant::arguments)
           .containsExactly(dev.toolcall.permission.ArgumentPattern.prefix("git"));
       a.release.countDown();

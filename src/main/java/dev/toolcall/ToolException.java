@@ -1,6 +1,5 @@
-package dev.toolcall.tool;
+package dev.toolcall;
 
-import dev.toolcall.FailureKind;
 import java.util.Objects;
 
 /**

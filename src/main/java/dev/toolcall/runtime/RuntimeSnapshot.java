@@ -1,5 +1,8 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.CallRecord;
+import dev.toolcall.CorruptSnapshotException;
+import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.permission.ArgumentPattern;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,20 +39,20 @@ import java.util.Set;
  *     one session; every call in exactly one. A restore gives each call back its batch, so an approved call waits only
  *     behind the calls of its own batch
  */
-public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> calls, List<String> requestOrder,
+public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<CallRecord> calls, List<String> requestOrder,
     List<SessionGrant> sessionGrants, List<List<Integer>> batches) {
 
   /**
    * A document without batches: each run of consecutive calls of one session is taken as one batch (what documents of
    * schema 1 and stores that keep calls one by one give).
    */
-  public RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> calls, List<String> requestOrder,
+  public RuntimeSnapshot(int schemaVersion, Instant takenAt, List<CallRecord> calls, List<String> requestOrder,
       List<SessionGrant> sessionGrants) {
     this(schemaVersion, takenAt, calls, requestOrder, sessionGrants, consecutiveRuns(calls));
   }
 
   /** Each run of consecutive calls of one session as one batch. */
-  static List<List<Integer>> consecutiveRuns(List<Call> calls) {
+  static List<List<Integer>> consecutiveRuns(List<CallRecord> calls) {
     List<List<Integer>> out = new java.util.ArrayList<>();
     List<Integer> run = null;
     for (int i = 0; i < calls.size(); i++) {
@@ -83,7 +86,7 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
     Set<String> ids = new HashSet<>();
     Set<String> requests = new HashSet<>();
     for (int i = 0; i < calls.size(); i++) {
-      Call c = calls.get(i);
+      CallRecord c = calls.get(i);
       if (c.state().isTerminal()) {
         throw new CorruptSnapshotException("calls[" + i + "]", "call '" + c.callId() + "' is "
             + c.state().wireName() + "; a snapshot holds calls that have not ended");
@@ -93,7 +96,7 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
             + c.sessionId() + "'");
       }
       checkNear(takenAt, c.createdAt(), "calls[" + i + "]", "createdAt");
-      for (Step step : c.path()) {
+      for (CallRecord.Step step : c.path()) {
         checkNear(takenAt, step.at(), "calls[" + i + "]", "a step's at");
       }
       if (c.permission() != null) {
@@ -128,7 +131,7 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
     }
   }
 
-  private static List<List<Integer>> checkedBatches(List<List<Integer>> batches, List<Call> calls) {
+  private static List<List<Integer>> checkedBatches(List<List<Integer>> batches, List<CallRecord> calls) {
     boolean[] seen = new boolean[calls.size()];
     List<List<Integer>> out = new java.util.ArrayList<>(batches.size());
     for (int b = 0; b < batches.size(); b++) {
@@ -159,110 +162,11 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
   }
 
   /**
-   * One call that had not ended.
-   *
-   * @param sessionId its session
-   * @param callId the id the model gave it
-   * @param toolName its tool
-   * @param parentCallId the call it is nested in, or null
-   * @param origin who asked for it
-   * @param createdAt when it was created
-   * @param state its state: never terminal
-   * @param version its version (the compare-and-set version), at least that of the last step of {@code path}
-   * @param arguments its arguments, as raw text
-   * @param argumentsVersion the version at which its arguments were last set
-   * @param attempt its execution attempt (0 before the first)
-   * @param path its state changes, from {@code pending} at version 0 to {@code state}: versions rising, each step an
-   *     edge of the matrix
-   * @param permission the request it waits on: present exactly in {@code permission_pending}
-   * @param outcome how it ended: present exactly in a terminal state. A runtime snapshot never holds an ended call;
-   *     a store keeps the same entry for every version of a call, ended ones too. A completed call's result is kept
-   *     as the text the model reads.
-   * @param label the id the provider sent for the call (see {@link ToolCallIdentity#label()}); its call id unless
-   *     the library minted that
-   */
-  public record Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
-      Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
-      List<Step> path, PermissionWait permission, Outcome outcome, String label) {
-
-    /** A call whose label is its id. */
-    public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
-        Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
-        List<Step> path, PermissionWait permission, Outcome outcome) {
-      this(sessionId, callId, toolName, parentCallId, origin, createdAt, state, version, arguments, argumentsVersion,
-          attempt, path, permission, outcome, callId);
-    }
-
-    /** A call that has not ended (no outcome). */
-    public Call(String sessionId, String callId, String toolName, String parentCallId, ToolCallOrigin origin,
-        Instant createdAt, ToolCallState state, int version, String arguments, int argumentsVersion, int attempt,
-        List<Step> path, PermissionWait permission) {
-      this(sessionId, callId, toolName, parentCallId, origin, createdAt, state, version, arguments, argumentsVersion,
-          attempt, path, permission, null);
-    }
-
-    /** Checks the parts; a violation is a {@link CorruptSnapshotException} naming the call. */
-    public Call {
-      String where = "call '" + callId + "'";
-      if (sessionId == null || sessionId.isBlank() || callId == null || callId.isBlank() || toolName == null
-          || toolName.isBlank()) {
-        throw new CorruptSnapshotException(where, "sessionId, callId and toolName must be non-blank");
-      }
-      if (parentCallId != null && (parentCallId.isBlank() || parentCallId.equals(callId))) {
-        throw new CorruptSnapshotException(where, "parentCallId must be non-blank and not the call itself");
-      }
-      if (origin == null || createdAt == null || state == null || arguments == null || path == null) {
-        throw new CorruptSnapshotException(where, "origin, createdAt, state, arguments and path are required");
-      }
-      path = List.copyOf(path);
-      if (label == null) {
-        label = callId;
-      }
-      if (state.isTerminal() != (outcome != null) || outcome != null && outcome.state() != state) {
-        throw new CorruptSnapshotException(where, "an outcome is present exactly in a terminal state, and is of"
-            + " that state; state is " + state.wireName() + (outcome == null ? " without one" : " with " + outcome));
-      }
-      if (version < 0 || argumentsVersion < 0 || attempt < 0 || argumentsVersion > version) {
-        throw new CorruptSnapshotException(where, "version " + version + ", argumentsVersion " + argumentsVersion
-            + " and attempt " + attempt + " must be >= 0, with argumentsVersion <= version");
-      }
-      if (path.isEmpty() || path.get(0).state() != ToolCallState.PENDING || path.get(0).version() != 0
-          || path.get(path.size() - 1).state() != state) {
-        throw new CorruptSnapshotException(where, "path must run from pending at version 0 to the call's state "
-            + state.wireName() + ", was " + path);
-      }
-      for (int i = 1; i < path.size(); i++) {
-        Step a = path.get(i - 1);
-        Step b = path.get(i);
-        if (!ToolCallState.TABLE.allows(a.state(), b.state())) {
-          throw new CorruptSnapshotException(where, "path step " + a.state().wireName() + " -> "
-              + b.state().wireName() + " is not an edge of the state matrix");
-        }
-        if (b.version() <= a.version()) {
-          throw new CorruptSnapshotException(where, "path versions must rise: " + a.version() + " then "
-              + b.version());
-        }
-      }
-      if (version < path.get(path.size() - 1).version()) {
-        throw new CorruptSnapshotException(where, "version " + version + " is below its last state change's "
-            + path.get(path.size() - 1).version());
-      }
-      if ((state == ToolCallState.PERMISSION_PENDING) != (permission != null)) {
-        throw new CorruptSnapshotException(where, "a permission request is present exactly in permission_pending;"
-            + " state is " + state.wireName() + (permission == null ? " without one" : " with one"));
-      }
-      if (state == ToolCallState.RUNNING && attempt < 1) {
-        throw new CorruptSnapshotException(where, "a running call has attempt >= 1, was " + attempt);
-      }
-    }
-  }
-
-  /**
    * A call's entry as a runtime snapshot holds it, from its current snapshot (which must not be terminal).
    *
    * @throws IllegalArgumentException if {@code snapshot} is terminal
    */
-  public static Call callOf(ToolCallSnapshot snapshot) {
+  public static CallRecord callOf(ToolCallSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");
     if (snapshot.isTerminal()) {
       throw new IllegalArgumentException("a snapshot holds calls that have not ended; " + snapshot.callId() + " is "
@@ -275,12 +179,12 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * A call's entry as a store keeps it, for any version, ended or not: {@link #callOf} plus, once it has ended, its
    * outcome.
    */
-  public static Call storedEntry(ToolCallSnapshot snapshot) {
+  public static CallRecord storedEntry(ToolCallSnapshot snapshot) {
     return RuntimeRestore.callOf(Objects.requireNonNull(snapshot, "snapshot"), java.util.Map.of());
   }
 
   /** One call's entry as a JSON object, in the document's form (what a store keeps per call). */
-  public static String callJson(Call call) {
+  public static String callJson(CallRecord call) {
     return RuntimeSnapshotJson.callJson(Objects.requireNonNull(call, "call"));
   }
 
@@ -289,7 +193,7 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    *
    * @throws CorruptSnapshotException naming the entry, if the text is not such an entry
    */
-  public static Call callFromJson(String json) {
+  public static CallRecord callFromJson(String json) {
     return RuntimeSnapshotJson.readCall(Objects.requireNonNull(json, "json"));
   }
 
@@ -298,9 +202,9 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
    * the waiting calls' requests queue in the order they were asked. What a store that keeps each call's entry gives a
    * restarting runtime.
    */
-  public static RuntimeSnapshot ofCalls(Instant takenAt, List<Call> calls) {
-    List<Call> waiting = new java.util.ArrayList<>();
-    for (Call c : calls) {
+  public static RuntimeSnapshot ofCalls(Instant takenAt, List<CallRecord> calls) {
+    List<CallRecord> waiting = new java.util.ArrayList<>();
+    for (CallRecord c : calls) {
       if (c.permission() != null) {
         waiting.add(c);
       }
@@ -308,44 +212,6 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<Call> cal
     waiting.sort(java.util.Comparator.comparing(c -> c.permission().askedAt()));
     return new RuntimeSnapshot(SCHEMA_VERSION, takenAt, calls,
         waiting.stream().map(c -> c.permission().requestId()).toList(), List.of());
-  }
-
-  /**
-   * One state change of a call.
-   *
-   * @param state the state entered
-   * @param version the version that entered it
-   * @param at when
-   */
-  public record Step(ToolCallState state, int version, Instant at) {
-    /** Checks the parts. */
-    public Step {
-      if (state == null || at == null || version < 0) {
-        throw new CorruptSnapshotException("path step", "state and at are required and version must be >= 0, was "
-            + state + " v" + version + " at " + at);
-      }
-    }
-  }
-
-  /**
-   * The permission request a call waits on.
-   *
-   * @param requestId the request's id (decisions name it; it stays the same across a restore)
-   * @param askedAt when it was opened
-   * @param deadline when it is denied if nobody answers (absolute: time spent down counts)
-   */
-  public record PermissionWait(String requestId, Instant askedAt, Instant deadline) {
-    /** Checks the parts. */
-    public PermissionWait {
-      if (requestId == null || requestId.isBlank() || askedAt == null || deadline == null) {
-        throw new CorruptSnapshotException("request '" + requestId + "'",
-            "requestId must be non-blank, askedAt and deadline present");
-      }
-      if (deadline.isBefore(askedAt)) {
-        throw new CorruptSnapshotException("request '" + requestId + "'", "deadline " + deadline
-            + " is before askedAt " + askedAt);
-      }
-    }
   }
 
   /**

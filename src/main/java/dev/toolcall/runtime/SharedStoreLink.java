@@ -1,5 +1,11 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.CallRecord;
+import dev.toolcall.SharedCallStore;
+import dev.toolcall.Ticker;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,7 +116,7 @@ final class SharedStoreLink implements AutoCloseable {
     if (closed) {
       return false;
     }
-    Optional<RuntimeSnapshot.Call> stored;
+    Optional<CallRecord> stored;
     try {
       stored = store.readByRequest(requestId);
     } catch (RuntimeException e) {
@@ -120,7 +126,7 @@ final class SharedStoreLink implements AutoCloseable {
     if (stored.isEmpty()) {
       return false;
     }
-    RuntimeSnapshot.Call c = stored.get();
+    CallRecord c = stored.get();
     Optional<ToolCall> held = runtime.scheduler().call(c.sessionId(), c.callId());
     if (held.isPresent()) {
       refresh(held.get());
@@ -134,7 +140,7 @@ final class SharedStoreLink implements AutoCloseable {
    * Brings a call no runtime looks after into this one, as a restore does (only the store lets one runtime win); a
    * request past its deadline is denied, saying why nobody denied it in time.
    */
-  private synchronized void adopt(RuntimeSnapshot.Call c) {
+  private synchronized void adopt(CallRecord c) {
     new RuntimeRestore(runtime, clock, ticker, whyNotDenied(c))
         .restore(RuntimeSnapshot.ofCalls(clock.instant(), List.of(c)));
   }
@@ -144,7 +150,7 @@ final class SharedStoreLink implements AutoCloseable {
    * database was unreachable, when this link saw it fail at or after the deadline; otherwise that runtime was not
    * there to do it.
    */
-  private String whyNotDenied(RuntimeSnapshot.Call c) {
+  private String whyNotDenied(CallRecord c) {
     Instant failed = lastFailure;
     if (failed != null && c.permission() != null
         && !failed.isBefore(c.permission().deadline().minus(sweepEvery))) {
@@ -166,7 +172,7 @@ final class SharedStoreLink implements AutoCloseable {
     }
     try {
       store.renewLeases();
-      List<RuntimeSnapshot.Call> overdue = store.overdue();
+      List<CallRecord> overdue = store.overdue();
       long now = ticker.read();
       if (storeFailed) { // the first sweep that works after a failure: the others get a lease to renew theirs
         storeFailed = false;
@@ -179,7 +185,7 @@ final class SharedStoreLink implements AutoCloseable {
         log.info("shared store sweep works again");
         sweepFailed = false;
       }
-      for (RuntimeSnapshot.Call c : overdue) {
+      for (CallRecord c : overdue) {
         takeOver(c, !recovering);
       }
     } catch (RuntimeException e) {
@@ -196,7 +202,7 @@ final class SharedStoreLink implements AutoCloseable {
    * Looks after overdue call {@code c}: one held here is settled (brought up to the store; a request past its deadline
    * denied now); one driven elsewhere is taken over when {@code others} allows it (not right after an outage).
    */
-  private void takeOver(RuntimeSnapshot.Call c, boolean others) {
+  private void takeOver(CallRecord c, boolean others) {
     Optional<ToolCall> held = runtime.scheduler().call(c.sessionId(), c.callId());
     if (held.isEmpty()) {
       if (others) {

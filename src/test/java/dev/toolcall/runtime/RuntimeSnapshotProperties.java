@@ -1,5 +1,6 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.ToolCall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.execution.Batch;
@@ -9,7 +10,7 @@ import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.tool.Tool;
 import dev.toolcall.tool.ToolDefinition;
-import dev.toolcall.tool.ToolResult;
+import dev.toolcall.ToolResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.toolcall.tool;
+package dev.toolcall;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,7 +13,7 @@ import java.util.Objects;
  * normalised, so what a person approved is exactly what was shown.
  *
  * <h2>Reading a model's text</h2>
- * {@link #parse(String, ArgumentLimits)} decides the form from the text, after any leading JSON whitespace:
+ * {@link dev.toolcall.tool.ParsedArguments#parse(String, dev.toolcall.tool.ArgumentLimits)} decides the form from the text, after any leading JSON whitespace:
  * <ul>
  *   <li>blank text (providers send {@code ""} for a call without arguments): the empty object, {@link Json} with
  *       the blank raw text kept;
@@ -26,11 +26,11 @@ import java.util.Objects;
  * </ul>
  * Text starting with <code>{</code>, {@code [} or {@code "} must be one well-formed JSON value (and text starting
  * with <code>}</code> or {@code ]} is refused as broken JSON). Refused, with a
- * {@link ParsedArguments.Invalid} and never an exception: malformed JSON, text after the value, comments, single
+ * {@link dev.toolcall.tool.ParsedArguments.Invalid} and never an exception: malformed JSON, text after the value, comments, single
  * quotes, trailing commas, {@code NaN}/{@code Infinity}, leading zeros, a byte order mark, duplicate property names
  * (what a person approves could otherwise differ from what the tool reads), unpaired surrogates whether written
  * directly or as escapes, control characters other than tab and newline in plain text, and anything beyond the
- * {@link ArgumentLimits} (including a number too large for a 64-bit float, such as {@code 1e400}).
+ * {@link dev.toolcall.tool.ArgumentLimits} (including a number too large for a 64-bit float, such as {@code 1e400}).
  *
  * <p>Instances are immutable and thread-safe. {@link Json#node()} returns a defensive copy.
  */
@@ -69,33 +69,6 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
    */
   default <T> T as(Class<T> type, ObjectMapper mapper) throws ToolException {
     return TypedArguments.read(asJson(), type, Objects.requireNonNull(mapper, "mapper"));
-  }
-
-  /**
-   * Reads the text a model sent, under {@link ArgumentLimits#DEFAULT}. See {@link #parse(String, ArgumentLimits)}.
-   *
-   * @param raw the argument text exactly as received; null reads as no arguments, like {@code ""}
-   * @return the arguments, or why they were refused; never throws
-   */
-  static ParsedArguments parse(String raw) {
-    return parse(raw, ArgumentLimits.DEFAULT);
-  }
-
-  /**
-   * Reads the text a model sent into one of the three forms (see the class description), keeping {@code raw}
-   * byte for byte as {@link #raw()}. Safe for any input: every failure is returned as a
-   * {@link ParsedArguments.Invalid} of kind {@link dev.toolcall.FailureKind#MALFORMED_ARGUMENTS} or
-   * {@link dev.toolcall.FailureKind#ARGUMENTS_TOO_LARGE} with a message for the model that gives the line and
-   * column. Thread-safe.
-   *
-   * @param raw the argument text exactly as received; null reads as no arguments, like {@code ""}
-   * @param limits the parsing limits
-   * @return the arguments, or why they were refused; never throws for any {@code raw}
-   * @throws NullPointerException if {@code limits} is null (a programming error)
-   */
-  static ParsedArguments parse(String raw, ArgumentLimits limits) {
-    Objects.requireNonNull(limits, "limits");
-    return ArgumentParser.forLimits(limits).parse(raw);
   }
 
   /** A single unnamed string argument, for example a shell command. */

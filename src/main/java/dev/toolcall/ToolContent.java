@@ -1,4 +1,4 @@
-package dev.toolcall.tool;
+package dev.toolcall;
 
 import java.util.Locale;
 import java.util.Objects;

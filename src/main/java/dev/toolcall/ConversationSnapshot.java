@@ -1,6 +1,5 @@
-package dev.toolcall.conversation;
+package dev.toolcall;
 
-import dev.toolcall.Reason;
 import dev.toolcall.fsm.Versioned;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,7 +12,7 @@ import java.util.Set;
 
 /**
  * One version of a conversation: an immutable value, read without locks and replaced whole by one compare-and-set
- * of its {@link Conversation}.
+ * of its {@link dev.toolcall.conversation.Conversation}.
  *
  * <p>Invariants, checked on construction (a violation throws {@link IllegalArgumentException}):
  * <ul>
@@ -84,14 +83,14 @@ public record ConversationSnapshot(String conversationId, Instant createdAt, lon
   /**
    * The next version, in {@code target} with {@code detail} (null unless the target carries one), made for
    * {@code reason} at {@code tick}; the counters follow the rules above. Pure. Does not check the edge (the
-   * {@link Conversation} does).
+   * {@link dev.toolcall.conversation.Conversation} does).
    */
   public ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick) {
     return next(target, detail, reason, tick, this);
   }
 
   /** {@link #next}, linking {@code previous} (this or {@link #withoutHistory()}) as the version it replaced. */
-  ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick,
+  public ConversationSnapshot next(ConversationState target, StateDetail detail, Reason reason, long tick,
       ConversationSnapshot previous) {
     int nextTurn = turn;
     int nextRoundTrips = roundTrips;

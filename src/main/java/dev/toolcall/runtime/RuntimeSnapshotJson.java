@@ -1,5 +1,12 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.CallRecord;
+import dev.toolcall.CorruptSnapshotException;
+import dev.toolcall.DenialSource;
+import dev.toolcall.FailureKind;
+import dev.toolcall.Outcome;
+import dev.toolcall.ToolCallOrigin;
+import dev.toolcall.ToolCallState;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -53,7 +60,7 @@ final class RuntimeSnapshotJson {
     root.put("schemaVersion", s.schemaVersion());
     root.put("takenAt", s.takenAt().toString());
     ArrayNode calls = root.putArray("calls");
-    for (RuntimeSnapshot.Call c : s.calls()) {
+    for (CallRecord c : s.calls()) {
       call(calls.addObject(), c);
     }
     ArrayNode order = root.putArray("requestOrder");
@@ -86,7 +93,7 @@ final class RuntimeSnapshotJson {
   }
 
   /** One call as a compact JSON object. */
-  static String callJson(RuntimeSnapshot.Call c) {
+  static String callJson(CallRecord c) {
     ObjectNode n = MAPPER.createObjectNode();
     call(n, c);
     try {
@@ -96,7 +103,7 @@ final class RuntimeSnapshotJson {
     }
   }
 
-  private static void call(ObjectNode n, RuntimeSnapshot.Call c) {
+  private static void call(ObjectNode n, CallRecord c) {
     n.put("sessionId", c.sessionId());
     n.put("callId", c.callId());
     if (!c.label().equals(c.callId())) {
@@ -114,7 +121,7 @@ final class RuntimeSnapshotJson {
     n.put("argumentsVersion", c.argumentsVersion());
     n.put("attempt", c.attempt());
     ArrayNode path = n.putArray("path");
-    for (RuntimeSnapshot.Step p : c.path()) {
+    for (CallRecord.Step p : c.path()) {
       ObjectNode st = path.addObject();
       st.put("state", p.state().wireName());
       st.put("version", p.version());
@@ -191,7 +198,7 @@ final class RuntimeSnapshotJson {
           ? " (written by a newer version of the library)" : ""));
     }
     Instant takenAt = instant(root, "takenAt", "document", true);
-    List<RuntimeSnapshot.Call> calls = new ArrayList<>();
+    List<CallRecord> calls = new ArrayList<>();
     int i = 0;
     for (JsonNode n : array(root, "calls", "document")) {
       calls.add(call(n, "calls[" + i++ + "]"));
@@ -235,7 +242,7 @@ final class RuntimeSnapshotJson {
     return new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, takenAt, calls, order, grants, batches);
   }
 
-  static RuntimeSnapshot.Call readCall(String json) {
+  static CallRecord readCall(String json) {
     JsonNode n;
     try {
       n = MAPPER.readTree(json);
@@ -245,7 +252,7 @@ final class RuntimeSnapshotJson {
     return call(n, "call");
   }
 
-  private static RuntimeSnapshot.Call call(JsonNode n, String where) {
+  private static CallRecord call(JsonNode n, String where) {
     object(n, where);
     known(n, CALL, where);
     String callId = text(n, "callId", where, true);
@@ -257,27 +264,27 @@ final class RuntimeSnapshotJson {
     } catch (IllegalArgumentException e) {
       throw new CorruptSnapshotException(where, "unknown origin '" + origin + "'");
     }
-    List<RuntimeSnapshot.Step> path = new ArrayList<>();
+    List<CallRecord.Step> path = new ArrayList<>();
     int k = 0;
     for (JsonNode p : array(n, "path", where)) {
       String pw = where + ".path[" + k++ + "]";
       object(p, pw);
       known(p, STEP, pw);
       try {
-        path.add(new RuntimeSnapshot.Step(state(text(p, "state", pw, true), pw), integer(p, "version", pw),
+        path.add(new CallRecord.Step(state(text(p, "state", pw, true), pw), integer(p, "version", pw),
             instant(p, "at", pw, true)));
       } catch (CorruptSnapshotException e) {
         throw new CorruptSnapshotException(pw, e.why(), e);
       }
     }
-    RuntimeSnapshot.PermissionWait wait = null;
+    CallRecord.PermissionWait wait = null;
     JsonNode w = n.get("permission");
     if (w != null && !w.isNull()) {
       String ww = where + ".permission";
       object(w, ww);
       known(w, WAIT, ww);
       try {
-        wait = new RuntimeSnapshot.PermissionWait(text(w, "requestId", ww, true), instant(w, "askedAt", ww, true),
+        wait = new CallRecord.PermissionWait(text(w, "requestId", ww, true), instant(w, "askedAt", ww, true),
             instant(w, "deadline", ww, true));
       } catch (CorruptSnapshotException e) {
         throw new CorruptSnapshotException(ww, e.why(), e);
@@ -289,7 +296,7 @@ final class RuntimeSnapshotJson {
       ended = outcome(out, where + ".outcome");
     }
     try {
-      return new RuntimeSnapshot.Call(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),
+      return new CallRecord(text(n, "sessionId", where, true), callId, text(n, "toolName", where, true),
           text(n, "parentCallId", where, false), o, instant(n, "createdAt", where, true),
           state(text(n, "state", where, true), where), integer(n, "version", where), text(n, "arguments", where, true),
           integer(n, "argumentsVersion", where), integer(n, "attempt", where), path, wait, ended,

@@ -1,4 +1,4 @@
-package dev.toolcall.tool;
+package dev.toolcall;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
@@ -21,7 +21,7 @@ import java.util.Optional;
  * value, the model reads the text (MCP servers send the structured value as text too).
  *
  * <h2>Structured results</h2>
- * When the tool's definition has an {@linkplain ToolDefinition#outputSchema() output schema}, the runtime checks
+ * When the tool's definition has an {@linkplain dev.toolcall.tool.ToolDefinition#outputSchema() output schema}, the runtime checks
  * {@link #structured()} against it before the call completes; a result that does not match, or a missing structured
  * value, ends the call FAILED ({@code tool_error}) with the problems, for the model.
  *

@@ -1,9 +1,19 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.CallRecord;
+import dev.toolcall.Change;
+import dev.toolcall.DenialSource;
+import dev.toolcall.Reason;
+import dev.toolcall.StateTransition;
+import dev.toolcall.Ticker;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallIdentity;
+import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.Authorizer;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.permission.Grant;
-import dev.toolcall.tool.ToolArguments;
+import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,23 +55,23 @@ final class RuntimeRestore {
    * The document entry of a call that has not ended; {@code askedAt} gives the wall-clock time each open request was
    * opened at (the service's own reading), where known.
    */
-  static RuntimeSnapshot.Call callOf(ToolCallSnapshot s, Map<String, Instant> askedAt) {
+  static CallRecord callOf(ToolCallSnapshot s, Map<String, Instant> askedAt) {
     ToolCallIdentity id = s.identity();
-    List<RuntimeSnapshot.Step> path = new ArrayList<>();
-    path.add(new RuntimeSnapshot.Step(ToolCallState.PENDING, 0, id.createdAt()));
+    List<CallRecord.Step> path = new ArrayList<>();
+    path.add(new CallRecord.Step(ToolCallState.PENDING, 0, id.createdAt()));
     List<ToolCallSnapshot> kept = s.versions();
     ToolCallSnapshot first = kept.get(0);
     if (first.version() != 0 && first.state() != ToolCallState.PENDING) { // a history cut by a user's restore
-      path.add(new RuntimeSnapshot.Step(first.state(), first.version(), first.timestamp()));
+      path.add(new CallRecord.Step(first.state(), first.version(), first.timestamp()));
     }
     for (StateTransition t : s.history()) {
-      path.add(new RuntimeSnapshot.Step(t.to(), t.version(), t.at()));
+      path.add(new CallRecord.Step(t.to(), t.version(), t.at()));
     }
-    RuntimeSnapshot.PermissionWait wait = null;
+    CallRecord.PermissionWait wait = null;
     if (s.state() == ToolCallState.PERMISSION_PENDING) {
       for (ToolCallSnapshot v = s; v != null && v.state() == ToolCallState.PERMISSION_PENDING; v = v.previous()) {
         if (v.change() instanceof Change.PermissionAsked asked) {
-          wait = new RuntimeSnapshot.PermissionWait(asked.requestId(),
+          wait = new CallRecord.PermissionWait(asked.requestId(),
               askedAt.getOrDefault(asked.requestId(), v.timestamp()), asked.deadline());
           break;
         }
@@ -71,20 +81,20 @@ final class RuntimeRestore {
             + " history: " + s);
       }
     }
-    return new RuntimeSnapshot.Call(id.sessionId(), id.callId(), id.toolName(), id.parentCallId(), id.origin(),
+    return new CallRecord(id.sessionId(), id.callId(), id.toolName(), id.parentCallId(), id.origin(),
         id.createdAt(), s.state(), s.version(), s.arguments().raw(), s.argumentsVersion(), s.attempt(), path, wait,
         s.isTerminal() ? s.outcome() : null, id.label());
   }
 
   /** The restored call's snapshot: a chain of its state changes, the last being its current version. */
-  ToolCallSnapshot snapshotOf(RuntimeSnapshot.Call c) {
+  ToolCallSnapshot snapshotOf(CallRecord c) {
     ToolCallIdentity id = new ToolCallIdentity(c.callId(), c.toolName(), c.sessionId(), c.parentCallId(),
         c.createdAt(), tickOf(c.createdAt()), c.origin(), c.label());
     ToolArguments args = ToolArguments.ofText(c.arguments());
     ToolCallSnapshot s = null;
-    List<RuntimeSnapshot.Step> path = c.path();
+    List<CallRecord.Step> path = c.path();
     for (int i = 0; i < path.size(); i++) {
-      RuntimeSnapshot.Step step = path.get(i);
+      CallRecord.Step step = path.get(i);
       boolean head = i == path.size() - 1 && step.version() == c.version();
       Change change = i == 0 ? Change.Created.INSTANCE
           : step.state() == ToolCallState.RUNNING ? Reason.STARTED : Reason.RESTORED;
@@ -103,7 +113,7 @@ final class RuntimeRestore {
     return s;
   }
 
-  private Change.PermissionAsked asked(RuntimeSnapshot.PermissionWait w, int argumentsVersion) {
+  private Change.PermissionAsked asked(CallRecord.PermissionWait w, int argumentsVersion) {
     return new Change.PermissionAsked(w.requestId(), argumentsVersion, w.deadline(), tickOf(w.deadline()));
   }
 
@@ -132,7 +142,7 @@ final class RuntimeRestore {
           g.expiresAt())));
     }
     Map<String, Instant> askedAt = new java.util.HashMap<>();
-    for (RuntimeSnapshot.Call c : snapshot.calls()) {
+    for (CallRecord c : snapshot.calls()) {
       if (c.permission() != null) {
         askedAt.put(c.permission().requestId(), c.permission().askedAt());
       }

@@ -1,4 +1,6 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
+
+import dev.toolcall.execution.ExecutionScope;
 
 /**
  * A seam for tracing, metrics and logging libraries that the core does not depend on (the OpenTelemetry adapter in
@@ -8,7 +10,7 @@ package dev.toolcall;
  *   <li>{@link #attach} runs once, at the end of the runtime's construction, before any call exists: subscribe to
  *       {@link ToolCallRuntime#events()} there. Events arrive per call in order; an inline listener runs on the
  *       thread that made the change, so it must be quick and must not block.</li>
- *   <li>{@link #enterTool} runs on the thread that runs a tool's body, right before the body; the returned scope is
+ *   <li>{@link #enterTool} (from {@link ExecutionScope}) runs on the thread that runs a tool's body, right before the body; the returned scope is
  *       closed on the same thread right after the body returns or throws (for an asynchronous tool, after
  *       {@code execute} returns its stage). It is where a tracing context is made current, so the tool's own spans
  *       nest under its call's.</li>
@@ -18,26 +20,11 @@ package dev.toolcall;
  * An instrumentation that throws from {@code enterTool} or from the scope's {@code close} does not fail the call: the
  * error is logged and the tool runs without the scope.
  */
-public interface Instrumentation {
+public interface Instrumentation extends ExecutionScope {
 
   /** Subscribes to the runtime (called once, before any call). */
   void attach(ToolCallRuntime runtime);
 
-  /** Opens a scope around one run of a tool's body, on the thread that runs it; {@link Scope#NONE} by default. */
-  default Scope enterTool(ToolCallSnapshot call) {
-    return Scope.NONE;
-  }
-
   /** The runtime has closed. */
   default void close() {}
-
-  /** What {@link #enterTool} opened; closed once, on the same thread. */
-  @FunctionalInterface
-  interface Scope extends AutoCloseable {
-    /** Nothing to close. */
-    Scope NONE = () -> {};
-
-    @Override
-    void close();
-  }
 }

@@ -1,4 +1,4 @@
-package dev.toolcall.tool;
+package dev.toolcall;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;

@@ -1,4 +1,4 @@
-package dev.toolcall.conversation;
+package dev.toolcall;
 
 import java.util.Objects;
 

@@ -1,5 +1,12 @@
-package dev.toolcall;
+package dev.toolcall.runtime;
 
+import dev.toolcall.CallRecord;
+import dev.toolcall.CallStore;
+import dev.toolcall.DeadlineTimer;
+import dev.toolcall.SharedCallStore;
+import dev.toolcall.Ticker;
+import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
@@ -156,7 +163,7 @@ public final class ToolCallRuntime implements AutoCloseable {
     List<dev.toolcall.permission.PermissionRequest> queue = permissions.pending();
     Map<String, java.time.Instant> askedAt = new java.util.HashMap<>();
     queue.forEach(r -> askedAt.put(r.requestId(), r.createdAt()));
-    List<RuntimeSnapshot.Call> calls = new ArrayList<>();
+    List<CallRecord> calls = new ArrayList<>();
     List<List<Integer>> batches = new ArrayList<>();
     for (List<ToolCall> batch : scheduler.activeBatches()) {
       List<Integer> indexes = new ArrayList<>();
@@ -176,7 +183,7 @@ public final class ToolCallRuntime implements AutoCloseable {
         new RuntimeSnapshot.SessionGrant(session, g.id(), g.toolName(), g.arguments(), g.createdAt(),
             g.expiresAt()))));
     java.util.Set<String> waiting = new java.util.LinkedHashSet<>();
-    for (RuntimeSnapshot.Call c : calls) {
+    for (CallRecord c : calls) {
       if (c.permission() != null) {
         waiting.add(c.permission().requestId());
       }
@@ -209,7 +216,7 @@ public final class ToolCallRuntime implements AutoCloseable {
    * Nothing is published for a restored version itself; each change after it is. A call id already known in its
    * session fails as a duplicate instead of running.
    *
-   * @throws CorruptSnapshotException if a grant's arguments are not in the store's spelling; nothing is restored
+   * @throws dev.toolcall.CorruptSnapshotException if a grant's arguments are not in the store's spelling; nothing is restored
    */
   public List<Batch> restore(RuntimeSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");

@@ -1,6 +1,5 @@
-package dev.toolcall.conversation;
+package dev.toolcall;
 
-import dev.toolcall.Reason;
 
 /**
  * The library's own {@link Reason}s for conversation changes. Each is a stable code (for logs, metrics and tests)
