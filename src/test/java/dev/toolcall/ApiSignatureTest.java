@@ -99,6 +99,9 @@ class ApiSignatureTest {
   }
 
   private static boolean exported(Class<?> type) {
+    if (type.getPackageName().equals("dev.toolcall.internal")) {
+      return false; // shared helpers, not API (left out of the javadoc too)
+    }
     for (Class<?> t = type; t != null; t = t.getEnclosingClass()) {
       if (!Modifier.isPublic(t.getModifiers()) || t.isAnonymousClass() || t.isSynthetic()) {
         return false;

@@ -43,6 +43,7 @@ class PackageGraphTest {
   static final List<List<String>> FLOORS = List.of(
       List.of("fsm"),
       List.of(""),
+      List.of("internal"),
       List.of("tool"),
       List.of("event"),
       List.of("permission", "execution"),

@@ -1,8 +1,16 @@
 package dev.toolcall.conversation;
 
+import static dev.toolcall.internal.StrictJson.array;
+import static dev.toolcall.internal.StrictJson.instant;
+import static dev.toolcall.internal.StrictJson.integer;
+import static dev.toolcall.internal.StrictJson.known;
+import static dev.toolcall.internal.StrictJson.object;
+import static dev.toolcall.internal.StrictJson.text;
+
 import dev.toolcall.StateDetail;
 import dev.toolcall.ConversationSnapshot;
 import dev.toolcall.ConversationState;
+import dev.toolcall.internal.StrictJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -86,18 +94,9 @@ final class AgentSnapshotJson {
   }
 
   static AgentSnapshot read(String json) {
-    JsonNode root;
-    try {
-      root = MAPPER.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new CorruptSnapshotException("document", "not complete JSON (truncated or malformed): "
-          + e.getOriginalMessage(), e);
-    }
-    if (root == null || !root.isObject()) {
-      throw new CorruptSnapshotException("document", "not a JSON object");
-    }
+    JsonNode root = StrictJson.document(json);
     known(root, TOP, "document");
-    if (!FORMAT.equals(text(root, "format", "document"))) {
+    if (!FORMAT.equals(text(root, "format", "document", true))) {
       throw new CorruptSnapshotException("format", "format is not '" + FORMAT + "'");
     }
     int schema = integer(root, "schemaVersion", "document");
@@ -129,7 +128,7 @@ final class AgentSnapshotJson {
     known(n, CONV, where);
     ConversationState state;
     try {
-      state = ConversationState.fromWireName(text(n, "state", where));
+      state = ConversationState.fromWireName(text(n, "state", where, true));
     } catch (IllegalArgumentException e) {
       throw new CorruptSnapshotException(where, e.getMessage());
     }
@@ -138,13 +137,13 @@ final class AgentSnapshotJson {
     if (d != null && !d.isNull()) {
       String dw = where + ".detail";
       object(d, dw);
-      String kind = text(d, "kind", dw);
+      String kind = text(d, "kind", dw, true);
       try {
         detail = switch (kind) {
-          case "tool_error" -> new StateDetail.ToolError(text(d, "toolName", dw), text(d, "error", dw));
-          case "transient_failure" -> new StateDetail.TransientFailure(text(d, "error", dw),
+          case "tool_error" -> new StateDetail.ToolError(text(d, "toolName", dw, true), text(d, "error", dw, true));
+          case "transient_failure" -> new StateDetail.TransientFailure(text(d, "error", dw, true),
               integer(d, "retryCount", dw));
-          case "failure" -> new StateDetail.Failure(text(d, "error", dw));
+          case "failure" -> new StateDetail.Failure(text(d, "error", dw, true));
           default -> throw new CorruptSnapshotException(dw, "unknown detail kind '" + kind + "'");
         };
       } catch (CorruptSnapshotException e) {
@@ -154,13 +153,14 @@ final class AgentSnapshotJson {
       }
     }
     JsonNode r = object(n.get("reason"), where + ".reason");
-    Instant createdAt = instant(n, "createdAt", where);
-    Instant at = instant(n, "at", where);
+    Instant createdAt = instant(n, "createdAt", where, true);
+    Instant at = instant(n, "at", where, true);
     try {
       long tick = java.time.Duration.between(createdAt, at).toNanos(); // createdTick 0: ticks are remapped on resume
-      return new ConversationSnapshot(text(n, "conversationId", where), createdAt, 0, state,
+      return new ConversationSnapshot(text(n, "conversationId", where, true), createdAt, 0, state,
           integer(n, "version", where), detail, integer(n, "turn", where), integer(n, "roundTrips", where),
-          Reason.of(text(r, "code", where + ".reason"), text(r, "message", where + ".reason")), tick, null);
+          Reason.of(text(r, "code", where + ".reason", true), text(r, "message", where + ".reason", true)), tick,
+          null);
     } catch (CorruptSnapshotException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -170,12 +170,12 @@ final class AgentSnapshotJson {
 
   private static Message message(JsonNode n, String where) {
     object(n, where);
-    String role = text(n, "role", where);
+    String role = text(n, "role", where, true);
     try {
       switch (role) {
         case "user" -> {
           known(n, Set.of("role", "text"), where);
-          return new UserMessage(text(n, "text", where));
+          return new UserMessage(text(n, "text", where, true));
         }
         case "assistant" -> {
           known(n, Set.of("role", "text", "toolCalls"), where);
@@ -185,9 +185,10 @@ final class AgentSnapshotJson {
             String cw = where + ".toolCalls[" + k++ + "]";
             object(c, cw);
             known(c, Set.of("id", "name", "arguments"), cw);
-            calls.add(new ToolCallRequest(text(c, "id", cw), text(c, "name", cw), text(c, "arguments", cw)));
+            calls.add(new ToolCallRequest(text(c, "id", cw, true), text(c, "name", cw, true),
+                text(c, "arguments", cw, true)));
           }
-          return new AssistantMessage(text(n, "text", where), calls);
+          return new AssistantMessage(text(n, "text", where, true), calls);
         }
         case "tool" -> {
           known(n, Set.of("role", "callId", "toolName", "content", "isError"), where);
@@ -195,8 +196,8 @@ final class AgentSnapshotJson {
           if (e == null || !e.isBoolean()) {
             throw new CorruptSnapshotException(where, "field 'isError' must be a boolean");
           }
-          return new ToolResultMessage(text(n, "callId", where), text(n, "toolName", where),
-              text(n, "content", where), e.asBoolean());
+          return new ToolResultMessage(text(n, "callId", where, true), text(n, "toolName", where, true),
+              text(n, "content", where, true), e.asBoolean());
         }
         default -> throw new CorruptSnapshotException(where, "unknown role '" + role + "'");
       }
@@ -207,52 +208,4 @@ final class AgentSnapshotJson {
     }
   }
 
-  private static JsonNode object(JsonNode n, String where) {
-    if (n == null || !n.isObject()) {
-      throw new CorruptSnapshotException(where, "not a JSON object");
-    }
-    return n;
-  }
-
-  private static void known(JsonNode n, Set<String> fields, String where) {
-    for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
-      String f = it.next();
-      if (!fields.contains(f)) {
-        throw new CorruptSnapshotException(where, "unknown field '" + f + "'");
-      }
-    }
-  }
-
-  private static Iterable<JsonNode> array(JsonNode n, String field, String where) {
-    JsonNode a = n.get(field);
-    if (a == null || !a.isArray()) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' must be an array");
-    }
-    return a;
-  }
-
-  private static String text(JsonNode n, String field, String where) {
-    JsonNode v = n.get(field);
-    if (v == null || !v.isTextual()) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' must be a string");
-    }
-    return v.asText();
-  }
-
-  private static int integer(JsonNode n, String field, String where) {
-    JsonNode v = n.get(field);
-    if (v == null || !v.isIntegralNumber() || !v.canConvertToInt()) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' must be an integer");
-    }
-    return v.intValue();
-  }
-
-  private static Instant instant(JsonNode n, String field, String where) {
-    String t = text(n, field, where);
-    try {
-      return Instant.parse(t);
-    } catch (DateTimeParseException e) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' is not an ISO-8601 instant: '" + t + "'");
-    }
-  }
 }

@@ -1,5 +1,12 @@
 package dev.toolcall.runtime;
 
+import static dev.toolcall.internal.StrictJson.array;
+import static dev.toolcall.internal.StrictJson.instant;
+import static dev.toolcall.internal.StrictJson.integer;
+import static dev.toolcall.internal.StrictJson.known;
+import static dev.toolcall.internal.StrictJson.object;
+import static dev.toolcall.internal.StrictJson.text;
+
 import dev.toolcall.CallRecord;
 import dev.toolcall.CorruptSnapshotException;
 import dev.toolcall.DenialSource;
@@ -7,6 +14,7 @@ import dev.toolcall.FailureKind;
 import dev.toolcall.Outcome;
 import dev.toolcall.ToolCallOrigin;
 import dev.toolcall.ToolCallState;
+import dev.toolcall.internal.StrictJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -173,19 +181,7 @@ final class RuntimeSnapshotJson {
   }
 
   static RuntimeSnapshot read(String json) {
-    if (json.startsWith("\uFEFF")) { // a UTF-8 byte order mark, as some editors add
-      json = json.substring(1);
-    }
-    JsonNode root;
-    try {
-      root = MAPPER.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new CorruptSnapshotException("document", "not complete JSON (truncated or malformed): "
-          + e.getOriginalMessage(), e);
-    }
-    if (root == null || !root.isObject()) {
-      throw new CorruptSnapshotException("document", "not a JSON object");
-    }
+    JsonNode root = StrictJson.document(json);
     known(root, TOP, "document");
     String format = text(root, "format", "document", true);
     if (!FORMAT.equals(format)) {
@@ -358,60 +354,4 @@ final class RuntimeSnapshotJson {
     }
   }
 
-  private static void object(JsonNode n, String where) {
-    if (n == null || !n.isObject()) {
-      throw new CorruptSnapshotException(where, "not a JSON object");
-    }
-  }
-
-  private static void known(JsonNode n, Set<String> fields, String where) {
-    for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
-      String f = it.next();
-      if (!fields.contains(f)) {
-        throw new CorruptSnapshotException(where, "unknown field '" + f + "'");
-      }
-    }
-  }
-
-  private static Iterable<JsonNode> array(JsonNode n, String field, String where) {
-    JsonNode a = n.get(field);
-    if (a == null || !a.isArray()) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' must be an array");
-    }
-    return a;
-  }
-
-  private static String text(JsonNode n, String field, String where, boolean required) {
-    JsonNode v = n.get(field);
-    if (v == null || v.isNull()) {
-      if (required) {
-        throw new CorruptSnapshotException(where, "field '" + field + "' is missing");
-      }
-      return null;
-    }
-    if (!v.isTextual()) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' must be a string, was " + v.getNodeType());
-    }
-    return v.asText();
-  }
-
-  private static int integer(JsonNode n, String field, String where) {
-    JsonNode v = n.get(field);
-    if (v == null || !v.isIntegralNumber() || !v.canConvertToInt()) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' must be an integer");
-    }
-    return v.intValue();
-  }
-
-  private static Instant instant(JsonNode n, String field, String where, boolean required) {
-    String t = text(n, field, where, required);
-    if (t == null) {
-      return null;
-    }
-    try {
-      return Instant.parse(t);
-    } catch (DateTimeParseException e) {
-      throw new CorruptSnapshotException(where, "field '" + field + "' is not an ISO-8601 instant: '" + t + "'");
-    }
-  }
 }
