@@ -393,13 +393,13 @@ public final class PostgresCallStore {
 
   /**
    * This store as the {@link dev.toolcall.SharedCallStore} of one runtime among several on the same database (each
-   * with its own {@code DataSource}): {@link #calls()} plus leases on RUNNING calls held by {@code owner}, the lookup of
+   * with its own {@code DataSource}): {@link #calls()} plus leases held by {@code owner} on the calls it drives, the lookup of
    * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}. A row
    * carries the lease of the runtime that last wrote it while the call is pending, approved or running (a call
    * waiting for a person carries none: anyone may answer, and its deadline bounds it).
    *
    * @param owner the runtime's name, unique among the runtimes (a host name and process id, say)
-   * @param lease how long a RUNNING claim lives unrenewed (at least one second; the runtime renews every third)
+   * @param lease how long a claim on a driven call lives unrenewed (at least one second; the runtime renews every third)
    * @throws IllegalArgumentException if {@code owner} is blank or {@code lease} is under a second
    */
   public dev.toolcall.SharedCallStore shared(String owner, Duration lease) {
