@@ -594,12 +594,13 @@ public final class AguiEndpoint implements AutoCloseable {
       return this;
     }
 
-    /** The most bytes a run's input may have (default 256 KiB). */
+    /**
+     * The most bytes a run's input may have (default 256 KiB).
+     *
+     * @throws IllegalArgumentException if {@code maxBodyBytes} is under 1024
+     */
     public Builder maxBodyBytes(int maxBodyBytes) {
-      if (maxBodyBytes < 1024) {
-        throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
-      }
-      this.maxBodyBytes = maxBodyBytes;
+      this.maxBodyBytes = Wire.requireBodyLimit(maxBodyBytes);
       return this;
     }
 

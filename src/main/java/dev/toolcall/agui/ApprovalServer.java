@@ -496,12 +496,13 @@ public final class ApprovalServer implements AutoCloseable {
       return this;
     }
 
-    /** The most bytes a request body may have (default 64 KiB). */
+    /**
+     * The most bytes a request body may have (default 64 KiB).
+     *
+     * @throws IllegalArgumentException if {@code maxBodyBytes} is under 1024
+     */
     public Builder maxBodyBytes(int maxBodyBytes) {
-      if (maxBodyBytes < 1024) {
-        throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
-      }
-      this.maxBodyBytes = maxBodyBytes;
+      this.maxBodyBytes = Wire.requireBodyLimit(maxBodyBytes);
       return this;
     }
 
