@@ -55,8 +55,9 @@ import org.springframework.ai.tool.ToolCallback;
  *   <li>Streaming ({@link #streamingClient}): text chunks as they come. Spring AI hands tool calls over whole (in
  *       the chunk that carries them), so each is announced at once with its arguments and completed. Calls are told
  *       apart by the provider's id: a call whose id was announced earlier in the stream is not announced again, so
- *       two calls under one id (two blank ids, say) in one streamed response run as one. Token usage is the
- *       largest the chunks report.</li>
+ *       two calls under one id (two blank ids, say) in one streamed response run as one, and a call with no id at
+ *       all fails the request ({@code OTHER}); the blocking client has neither limit. Token usage is the largest
+ *       the chunks report.</li>
  *   <li>Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a streaming request's
  *       subscription is disposed, which cancels the provider's request, and chunks that still arrive are dropped; a
  *       blocking model on an executor is interrupted; one on the calling thread has answered before anyone could
