@@ -78,9 +78,9 @@ import reactor.core.publisher.Mono;
  * may have run but whose end is not known (no answer within {@link Builder#requestTimeout}, a result the SDK
  * cannot read, the server found gone, the source closed while the call ran) is FAILED {@code outcome_unknown}, which
  * the runtime never retries. Logged at WARN by this class: a tool left out (with why, once until the server changes
- * it), a changed tool list that could not be applied, an unreadable result, and a server found gone. Only
- * programming errors throw: invalid builder settings, {@link #attach} twice or after {@link #close()}, and a server
- * that cannot be reached at {@link Builder#connect()}.
+ * it), a changed tool list that could not be applied, an unreadable result, and a server found gone. Exceptions
+ * come only at set-up: invalid builder settings, a server that cannot be reached at {@link Builder#connect()}, and
+ * {@link #attach} twice, after {@link #close()} or with a name the runtime has already.
  *
  * <p>Thread-safe: calls run concurrently; {@link #attach} and the changes a {@code tools/list_changed} brings are
  * applied one at a time. The SDK's threads deliver results, progress and list changes. {@link #close()} ends the

@@ -81,17 +81,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * Thread-safe. It listens inline on the runtime's bus, so it sees each call's changes in order, exactly once, on the
  * thread that made them; a change that lost its compare-and-set published nothing and is not seen. The bus runs an
  * inline listener one event at a time, so threads publishing at once take turns through it: its work per event is a
- * map look-up and a few OpenTelemetry calls, and the exporter's batching happens elsewhere. Every span it starts is
- * ended: at the call's terminal event, or at the latest when the runtime closes. One instance serves one runtime:
- * {@link #attach} is called once by the runtime's builder; installing the same instance on two runtimes records
- * each call twice.
+ * few map look-ups and OpenTelemetry calls (exporting happens on the SDK's own threads). Every span it starts is
+ * ended: at the call's terminal event, or at the latest when the runtime closes. One instance serves one runtime,
+ * which calls {@link #attach} once as it is built; an instance installed on two runtimes would read the tool set of
+ * the last one only, and the first to close would end the other's spans: build one per runtime.
  *
  * <h2>Failures</h2>
  * It never fails a call or a turn. An exception thrown inside it (by an OpenTelemetry SDK, say) is caught by the bus,
  * logged at WARN by {@code dev.toolcall.event.EventBus} with the event that caused it, and the call goes on; a span
  * whose start failed is then missing, and that call's later events are skipped. A failure in {@link #close()} is
- * logged at WARN by the runtime, which closes the rest. The OpenTelemetry API without an SDK is a no-op, and so is
- * this class then.
+ * logged at WARN by the runtime, which closes the rest. With the OpenTelemetry API and no SDK, nothing is recorded.
  */
 public final class ToolCallTelemetry implements Instrumentation {
 
@@ -223,7 +222,9 @@ public final class ToolCallTelemetry implements Instrumentation {
 
   /**
    * Subscribes inline to {@code runtime}'s events and remembers it, to tell registered tools from made-up names. The
-   * runtime's builder calls this once, before any call; an application does not.
+   * runtime calls this once as it is built, before any call; an application does not.
+   *
+   * @throws NullPointerException if {@code runtime} is null
    */
   @Override
   public void attach(ToolCallRuntime runtime) {

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>Failures never reach the caller: {@link #start} returns at once, and a database that is down (at start or later)
  * is retried every {@code wait}, with one WARN when the connection is lost and one INFO when the feed listens again.
  * A notification that is not in the trigger's form is skipped with a WARN. Thread-safe: {@link #close()} may be called
- * from any thread. What it does not tell: which state a version holds (read the row), and changes older than the
- * margin before a lost connection (about five seconds plus the gap).
+ * from any thread. What it does not tell: which state a version holds (read the row); and it tells each change at
+ * least once, not exactly once.
  */
 public final class ChangeFeed implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ChangeFeed.class);
