@@ -85,8 +85,8 @@ public final class LangChain4jToolProvider implements ToolProvider {
 
   /**
    * The runtime's tools as the model is offered them (their model names, {@link LangChain4jTools#specification}),
-   * each with an executor that runs its calls on the runtime. Tools added to the runtime later are offered from the
-   * next invocation on; {@code request} is not read.
+   * each with an executor that runs its calls on the runtime. Tools added to the runtime later are offered the next
+   * time LangChain4j asks; {@code request} is not read.
    */
   @Override
   public ToolProviderResult provideTools(ToolProviderRequest request) {
