@@ -74,7 +74,23 @@ import java.util.function.Function;
  * and the resume run goes on with {@link Agent#resumeWith}; with another agent the turn's stage stays pending and the
  * resume run decides through the permission service. {@link #run}
  * blocks its caller while it streams; one run per thread id streams at a time (a second is refused with 409).
- * Thread-safe.
+ * Turns run on the endpoint's own daemon threads ({@code toolcall-agui-turn-N}); the endpoint listens inline to the
+ * runtime's events and only queues them per thread. Thread-safe.
+ *
+ * <h2>What does not map</h2>
+ * Only the last user message of a run's input is read (the agent keeps the conversation; earlier messages, the
+ * input's {@code tools}, {@code context} and {@code state} are not read). The answer is streamed whole at the turn's
+ * end, not token by token; there are no {@code STATE_*}, {@code STEP_*} or reasoning events. A call's live output is
+ * not streamed.
+ *
+ * <h2>Failures</h2>
+ * What the caller did wrong is a {@link RefusedException} thrown before any frame is written (its status and code
+ * say what to answer). Once {@code RUN_STARTED} is written every failure is a frame: a resume entry that cannot be
+ * applied, a turn that failed, or a run longer than {@link Builder#maxRunTime} end the run with {@code RUN_ERROR}
+ * and its {@code code} ({@code unknown_request}, {@code stale}, {@code turn_failed}, {@code timeout}, ...); a call
+ * that was denied or failed is a {@code TOOL_CALL_RESULT} with the text the model read. A sink that throws
+ * {@link IOException} ends the run: the exception reaches {@link #run}'s caller, and the turn goes on without the
+ * stream (a later run of the thread picks it up). Nothing is logged here.
  */
 public final class AguiEndpoint implements AutoCloseable {
 
@@ -119,7 +135,9 @@ public final class AguiEndpoint implements AutoCloseable {
    * An endpoint for the agents of {@code runtime}.
    *
    * @param runtime the runtime the agents run their tool calls on (its permission service answers the resumes)
-   * @param agents makes (or finds) the agent of a thread id; its conversation id must be the thread id
+   * @param agents makes (or finds) the agent of a thread id; its conversation id must be the thread id. Called
+   *     once per thread id, on the first run of that thread, on the run's thread
+   * @throws NullPointerException if an argument is null
    */
   public static Builder builder(ToolCallRuntime runtime, Function<String, Agent> agents) {
     return new Builder(runtime, agents);
@@ -138,13 +156,17 @@ public final class AguiEndpoint implements AutoCloseable {
   /**
    * Runs one AG-UI run: checks {@code credential} for the input's thread, applies its resume entries or starts a
    * turn with its new user message, and writes the run's frames to {@code sink} until the run finishes (success,
-   * interrupt or error). Returns when the run's last frame is written, or when the sink fails (the client left).
+   * interrupt or error). Returns when the run's last frame is written; when the sink fails (the client left) its
+   * {@link IOException} is thrown on, and the turn goes on without the stream. An interrupt of the calling thread
+   * ends the stream early, without a last frame, and keeps the interrupt set.
    *
    * @param input the {@code RunAgentInput} JSON
    * @param credential the caller's credential for the thread (a bearer token), or null
    * @param sink where the frames go
    * @throws RefusedException before any frame is written, when the input is malformed or too large, the credential
    *     does not permit the thread, or another run of the thread is streaming
+   * @throws IOException from {@code sink}, when the client is gone
+   * @throws NullPointerException if {@code input} or {@code sink} is null
    */
   public void run(String input, String credential, FrameSink sink) throws IOException {
     Objects.requireNonNull(input, "input");
@@ -175,7 +197,11 @@ public final class AguiEndpoint implements AutoCloseable {
     }
   }
 
-  /** Stops listening to the runtime's events. Turns already started go on. */
+  /**
+   * Stops listening to the runtime's events. Turns already started go on, and runs still streaming see no further
+   * call events (they end by their turn's end or {@code maxRunTime}). The runtime and the agents are the caller's.
+   * Idempotent.
+   */
   @Override
   public void close() {
     subscription.close();
@@ -568,12 +594,13 @@ public final class AguiEndpoint implements AutoCloseable {
       return this;
     }
 
-    /** The most bytes a run's input may have (default 256 KiB). */
+    /**
+     * The most bytes a run's input may have (default 256 KiB).
+     *
+     * @throws IllegalArgumentException if {@code maxBodyBytes} is under 1024
+     */
     public Builder maxBodyBytes(int maxBodyBytes) {
-      if (maxBodyBytes < 1024) {
-        throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
-      }
-      this.maxBodyBytes = maxBodyBytes;
+      this.maxBodyBytes = Wire.requireBodyLimit(maxBodyBytes);
       return this;
     }
 

@@ -54,7 +54,20 @@ import org.slf4j.LoggerFactory;
  * {@code Sec-Fetch-Site} says {@code cross-site} is refused; bodies are bounded ({@link Builder#maxBodyBytes}), and
  * so are open streams ({@link Builder#maxStreams}; one over is answered 503). A refusal changes nothing.
  *
- * <p>Thread-safe. {@link #close} stops the server; the runtime is the caller's.
+ * <p>What it does not do: TLS, and listening beyond the loopback interface (put a reverse proxy in front to reach it
+ * from elsewhere); sessions or logins of its own (who may do what is only the {@link SessionAccess}); keeping
+ * anything across a restart (the page reconnects and reads the runtime again; tokens of a {@link SessionTokens} are
+ * in memory).
+ *
+ * <p>Failures: a refusal is answered with its status and {@code {error, message}} JSON ({@link RefusedException})
+ * and changes nothing; a client that leaves mid-stream is logged at DEBUG; an unexpected exception while handling a
+ * request is logged at WARN with the method and path and answered 500 {@code {"error":"internal"}}, and the server
+ * goes on. A decision that lost its race (another tab, another instance, the deadline) is a 409, never a second
+ * answer.
+ *
+ * <p>Thread-safe: the JDK server's handlers run on the server's own daemon threads
+ * ({@code toolcall-approvals-http-N}); each open stream holds one. {@link #close} stops the server; the runtime is the
+ * caller's.
  */
 public final class ApprovalServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ApprovalServer.class);
@@ -100,6 +113,7 @@ public final class ApprovalServer implements AutoCloseable {
    * A server for the calls of {@code runtime}.
    *
    * @param runtime whose calls the page shows and whose permission service takes the answers
+   * @throws NullPointerException if {@code runtime} is null
    */
   public static Builder builder(ToolCallRuntime runtime) {
     return new Builder(runtime);
@@ -134,7 +148,12 @@ public final class ApprovalServer implements AutoCloseable {
     return pageUrl(sessionId, tokens.token(sessionId).orElseGet(() -> tokens.issue(sessionId)));
   }
 
-  /** The page of {@code sessionId} for {@code credential}. */
+  /**
+   * The page of {@code sessionId} for {@code credential} (which the server's {@link SessionAccess} checks when the
+   * page connects, not here).
+   *
+   * @throws NullPointerException if an argument is null
+   */
   public URI pageUrl(String sessionId, String credential) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(credential, "credential");
@@ -146,7 +165,11 @@ public final class ApprovalServer implements AutoCloseable {
     return streams.get();
   }
 
-  /** Stops the server at once; open streams end (pages reconnect to the next server on the same port). */
+  /**
+   * Stops the server at once; open streams end (pages reconnect to the next server on the same port), waiting up to
+   * five seconds for the handler threads. Calls and requests stay in the runtime, unanswered; the runtime is the
+   * caller's to close.
+   */
   @Override
   public void close() {
     server.stop(0);
@@ -473,12 +496,13 @@ public final class ApprovalServer implements AutoCloseable {
       return this;
     }
 
-    /** The most bytes a request body may have (default 64 KiB). */
+    /**
+     * The most bytes a request body may have (default 64 KiB).
+     *
+     * @throws IllegalArgumentException if {@code maxBodyBytes} is under 1024
+     */
     public Builder maxBodyBytes(int maxBodyBytes) {
-      if (maxBodyBytes < 1024) {
-        throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
-      }
-      this.maxBodyBytes = maxBodyBytes;
+      this.maxBodyBytes = Wire.requireBodyLimit(maxBodyBytes);
       return this;
     }
 
@@ -491,7 +515,11 @@ public final class ApprovalServer implements AutoCloseable {
       return this;
     }
 
-    /** Starts the server. */
+    /**
+     * Starts the server: it listens when this returns.
+     *
+     * @throws IOException if the port cannot be bound (taken, say)
+     */
     public ApprovalServer start() throws IOException {
       if (access == null) {
         access = SessionTokens.create();

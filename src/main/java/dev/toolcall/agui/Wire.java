@@ -27,6 +27,19 @@ final class Wire {
 
   private Wire() {}
 
+  /**
+   * Checks a body limit, the one rule of both builders ({@link ApprovalServer} hands its limit to the
+   * {@link AguiEndpoint} it serves, so the two must accept the same values).
+   *
+   * @throws IllegalArgumentException if {@code maxBodyBytes} is under 1024
+   */
+  static int requireBodyLimit(int maxBodyBytes) {
+    if (maxBodyBytes < 1024) {
+      throw new IllegalArgumentException("maxBodyBytes must be at least 1024, was " + maxBodyBytes);
+    }
+    return maxBodyBytes;
+  }
+
   static JsonNode parse(String body) {
     try {
       JsonNode n = JSON.readTree(body);

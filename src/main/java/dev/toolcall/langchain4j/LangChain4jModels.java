@@ -62,8 +62,9 @@ import java.util.function.Consumer;
 /**
  * A LangChain4j {@link ChatModel} or {@link StreamingChatModel} as this library's {@link ModelClient}, so an
  * {@link dev.toolcall.conversation.Agent} drives it and the tool calls it asks for run under the lifecycle
- * (validation, permissions, timeouts, retries, events) instead of LangChain4j's own tool loop. Thread-safe if the
- * model is.
+ * (validation, permissions, timeouts, retries, events) instead of LangChain4j's own tool loop. Stateless and
+ * thread-safe; a client is as thread-safe as its model (LangChain4j's provider models are). A streaming client's
+ * deltas reach the agent on the thread LangChain4j's callbacks run on.
  *
  * <h2>What maps</h2>
  * <ul>
@@ -95,25 +96,53 @@ import java.util.function.Consumer;
  *       found (other 4xx) {@code INVALID_REQUEST}, server error (5xx) {@code SERVER_ERROR}, an {@code IOException}
  *       cause {@code NETWORK}, other retriable ones {@code SERVER_ERROR}, anything else {@code OTHER}.</li>
  * </ul>
- * Thinking text and images in responses are not carried (the seam has no place for them).
+ *
+ * <h2>What does not map</h2>
+ * Thinking text and images in responses (the seam has no place for them); provider options other than those above
+ * ({@code ChatRequestParameters} has no open map); keywords on the root object of a tool's parameters other than
+ * {@code properties}, {@code required}, {@code additionalProperties}, {@code description} and {@code $defs}
+ * ({@link LangChain4jSchemas}); a system message among the messages ({@link #fromLangChain4j} refuses it: it is the
+ * agent's instructions).
+ *
+ * <h2>Failures</h2>
+ * A request never throws into the agent: what the model throws, or reports to the streaming handler's
+ * {@code onError}, becomes a {@link ModelException} through {@link #error}; the turn retries a transient kind with
+ * backoff and fails on the others (see {@link ModelException}), and its message is shown to the user, not the
+ * model. A blocking response without a message is {@code MALFORMED_RESPONSE}, and so is a streamed callback the
+ * adapter cannot read (LangChain4j would log and drop that exception, and the turn would wait for ever). A provider
+ * option of the wrong type ({@code "top_p": "high"}) fails the request as {@code OTHER}. Nothing is logged here.
  */
 public final class LangChain4jModels {
 
   private LangChain4jModels() {}
 
-  /** {@code model} as a client that calls it on the calling thread. */
+  /**
+   * {@code model} as a client that calls it on the calling thread (the agent's, in {@code send}).
+   *
+   * @throws NullPointerException if {@code model} is null
+   */
   public static ModelClient client(ChatModel model) {
     Objects.requireNonNull(model, "model");
     return ModelClient.blocking(request -> complete(model, request));
   }
 
-  /** {@code model} as a client that calls it on {@code executor}. */
+  /**
+   * {@code model} as a client that calls it on {@code executor}, so an aborted turn can interrupt the waiting
+   * request; an executor that rejects the task fails the request as {@code OTHER}.
+   *
+   * @throws NullPointerException if {@code model} or {@code executor} is null
+   */
   public static ModelClient client(ChatModel model, Executor executor) {
     Objects.requireNonNull(model, "model");
     return ModelClient.blocking(request -> complete(model, request), executor);
   }
 
-  /** {@code model} as a streaming client: text and tool calls reach the agent while the model produces them. */
+  /**
+   * {@code model} as a streaming client: text and tool calls reach the agent while the model produces them, on the
+   * thread of LangChain4j's callbacks; the request completes at {@code onCompleteResponse}.
+   *
+   * @throws NullPointerException if {@code model} is null
+   */
   public static ModelClient client(StreamingChatModel model) {
     Objects.requireNonNull(model, "model");
     return ModelClient.streaming((request, sink) -> stream(model, request, sink));
@@ -360,7 +389,13 @@ public final class LangChain4jModels {
     return dev.langchain4j.model.chat.request.ToolChoice.AUTO;
   }
 
-  /** One of our messages as LangChain4j's. */
+  /**
+   * One of our messages as LangChain4j's: a {@code UserMessage}, an {@code AiMessage} with its calls, or a
+   * {@code ToolExecutionResultMessage} with its error flag. A call id this adapter minted, or a blank one, is sent
+   * as none (see above).
+   *
+   * @throws NullPointerException if {@code m} is null
+   */
   public static ChatMessage toLangChain4j(Message m) {
     Objects.requireNonNull(m, "message");
     if (m instanceof UserMessage u) {
@@ -382,7 +417,14 @@ public final class LangChain4jModels {
         .isError(r.isError()).build();
   }
 
-  /** A LangChain4j message as ours (a system message has no place in the messages: it is the instructions). */
+  /**
+   * A LangChain4j message as ours; a missing id, name, text or arguments becomes empty, and a call without an id
+   * gets one this adapter mints.
+   *
+   * @throws NullPointerException if {@code m} is null
+   * @throws IllegalArgumentException for a system message (it has no place in the messages: it is the
+   *     instructions) or another type with no counterpart
+   */
   public static Message fromLangChain4j(ChatMessage m) {
     Objects.requireNonNull(m, "message");
     if (m instanceof dev.langchain4j.data.message.UserMessage u) {
@@ -456,7 +498,11 @@ public final class LangChain4jModels {
         u.outputTokenCount() == null ? 0 : u.outputTokenCount());
   }
 
-  /** A LangChain4j failure as a {@link ModelException} of the kind that says what to do about it. */
+  /**
+   * A LangChain4j failure as a {@link ModelException} of the kind that says what to do about it, by LangChain4j's
+   * exception types, then an {@code HttpException}'s status, then the cause (see the table above). The message is
+   * the exception's (its class name when it has none), and the exception is the cause.
+   */
   public static ModelException error(RuntimeException e) {
     String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     ModelException.Kind kind;

@@ -36,6 +36,11 @@ import java.util.Set;
  * {@link JsonRawSchema} holding it as written, so nothing is lost there either; only keywords beside {@code
  * properties}, {@code required}, {@code additionalProperties}, {@code description} and {@code $defs} on the root
  * object itself are dropped, as a {@code ToolSpecification}'s parameters must be a {@link JsonObjectSchema}.
+ * {@code definitions} on the root is read as {@code $defs}.
+ *
+ * <p>Failures are programming errors and throw at once: {@link IllegalArgumentException} for a root that is not an
+ * object schema, a {@code JsonRawSchema} whose text is not JSON, or an element type LangChain4j added that this class
+ * does not know. Nothing is logged.
  */
 public final class LangChain4jSchemas {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,7 +51,12 @@ public final class LangChain4jSchemas {
 
   private LangChain4jSchemas() {}
 
-  /** The JSON Schema of {@code schema}; the empty object schema for null. */
+  /**
+   * The JSON Schema of {@code schema}; the empty object schema for null (LangChain4j's form of a tool without
+   * parameters). A new node each time.
+   *
+   * @throws IllegalArgumentException as {@link #toJson}
+   */
   public static ObjectNode toJsonSchema(JsonObjectSchema schema) {
     if (schema == null) {
       ObjectNode empty = F.objectNode();
@@ -57,7 +67,13 @@ public final class LangChain4jSchemas {
     return (ObjectNode) toJson(schema);
   }
 
-  /** The JSON Schema of one element. */
+  /**
+   * The JSON Schema of one element, a new node each time.
+   *
+   * @throws NullPointerException if {@code e} is null
+   * @throws IllegalArgumentException if a {@code JsonRawSchema} in it holds text that is not JSON, or it holds an
+   *     element type this class does not know
+   */
   public static JsonNode toJson(JsonSchemaElement e) {
     Objects.requireNonNull(e, "element");
     ObjectNode n = F.objectNode();

@@ -45,6 +45,16 @@ import java.util.concurrent.ExecutionException;
  * Gemini does) is the call's label ({@link dev.toolcall.ToolCallIdentity#label()}), which events, views and spans
  * show. Calls with the same provider id from two users, two responses or one response never meet.
  *
+ * <p>What does not map: {@code AiServices} hands over one call at a time, so a response's calls are not one batch
+ * (no read-only calls in parallel by the scheduler, no cancelling them together); they run in the order and with
+ * the concurrency {@code AiServices} chooses. A tool name the model made up is answered by {@code AiServices}'
+ * {@code hallucinatedToolNameStrategy} before the runtime sees it (no call, no event). There is no interrupted
+ * turn to resume later, and no {@code invoke_agent} span.
+ *
+ * <p>Failures: what the call does wrong (invalid arguments, a denial, the permission timeout, a throwing or timed
+ * out tool, a cancel) is its result, {@code isError} with the text for the model, never an exception into
+ * {@code AiServices}. Nothing is logged here.
+ *
  * <p>Thread-safe and stateless; {@link #provideTools} offers the runtime's tools as they are at that moment.
  */
 public final class LangChain4jToolProvider implements ToolProvider {
@@ -58,7 +68,12 @@ public final class LangChain4jToolProvider implements ToolProvider {
     this.runtime = runtime;
   }
 
-  /** A provider of {@code runtime}'s tools (the application closes the runtime). */
+  /**
+   * A provider of {@code runtime}'s tools (the application closes the runtime; a call after that is cancelled at
+   * once, and the model reads that the runtime was closed).
+   *
+   * @throws NullPointerException if {@code runtime} is null
+   */
   public static LangChain4jToolProvider create(ToolCallRuntime runtime) {
     return new LangChain4jToolProvider(Objects.requireNonNull(runtime, "runtime"));
   }
@@ -68,7 +83,11 @@ public final class LangChain4jToolProvider implements ToolProvider {
     return runtime;
   }
 
-  /** The runtime's tools as the model is offered them, each with an executor that runs its calls on the runtime. */
+  /**
+   * The runtime's tools as the model is offered them (their model names, {@link LangChain4jTools#specification}),
+   * each with an executor that runs its calls on the runtime. Tools added to the runtime later are offered the next
+   * time LangChain4j asks; {@code request} is not read.
+   */
   @Override
   public ToolProviderResult provideTools(ToolProviderRequest request) {
     ToolProviderResult.Builder b = ToolProviderResult.builder();
@@ -92,12 +111,14 @@ public final class LangChain4jToolProvider implements ToolProvider {
   /** Runs one call LangChain4j hands over on the runtime and waits for it to end. */
   private final class Executor implements ToolExecutor {
 
+    /** Runs the call in the invocation's session (see the class doc) and returns when it has ended. */
     @Override
     public ToolExecutionResult executeWithContext(ToolExecutionRequest request, InvocationContext context) {
       return run(request, session(context == null ? null : context.chatMemoryId(),
           context == null ? null : context.invocationId()));
     }
 
+    /** As {@link #executeWithContext}, for callers without a context; only the result text comes back. */
     @Override
     public String execute(ToolExecutionRequest request, Object memoryId) {
       return run(request, session(memoryId, null)).resultText();

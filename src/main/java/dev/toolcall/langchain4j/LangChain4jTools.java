@@ -34,20 +34,36 @@ import java.util.function.Predicate;
  * {@code tool_error} with the exception's message for the model (as {@code AiServices} answers a throwing tool with an
  * error), unless it is transient: a {@link TransientToolException} or LangChain4j's {@link RetriableException}
  * anywhere in the cause chain, or an exception the {@code transientFailure} predicate accepts, is retried per the
- * definition's retry policy. A null result is an empty text.
+ * definition's retry policy. A null result is an empty text. Nothing is logged here: the scheduler records the
+ * failure on the call, and the model reads its message.
+ *
+ * <p>What does not map: LangChain4j's {@code returnDirect} and {@code ReturnBehavior.IMMEDIATE} (a result always goes
+ * back to the model); its {@code InvocationContext} and {@code InvocationParameters} (the runtime, not an AI service,
+ * runs the tool: a {@code @MemoryId} parameter receives the call's session id, the rest is not there); and approval,
+ * read-only, timeouts and retries, which LangChain4j does not say (set them in {@code customize}).
  */
 public final class LangChain4jTools {
 
   private LangChain4jTools() {}
 
-  /** A {@code ToolSpecification} and its executor as a tool that requires approval. */
+  /**
+   * A {@code ToolSpecification} and its executor as a tool that requires approval.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the specification's name or parameters are not valid for a tool
+   */
   public static Tool tool(ToolSpecification specification, ToolExecutor executor) {
     return tool(specification, executor, b -> {});
   }
 
   /**
    * A {@code ToolSpecification} and its executor as a tool; {@code customize} sets what LangChain4j does not say
-   * (approval, read-only, timeouts, retries). The executor's memory id is the call's session id.
+   * (approval, read-only, timeouts, retries). The executor's memory id is the call's session id, and the request it
+   * gets carries the library's call id.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the specification's name or parameters are not valid for a tool, or
+   *     {@code customize} set an invalid value
    */
   public static Tool tool(ToolSpecification specification, ToolExecutor executor,
       Consumer<ToolDefinition.Builder> customize) {
@@ -57,6 +73,9 @@ public final class LangChain4jTools {
   /**
    * Like {@link #tool(ToolSpecification, ToolExecutor, Consumer)}; an exception that {@code transientFailure} accepts
    * (tested on each exception of the cause chain) is a transient failure, retried per the definition's retry policy.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException as {@link #tool(ToolSpecification, ToolExecutor, Consumer)}
    */
   public static Tool tool(ToolSpecification specification, ToolExecutor executor,
       Consumer<ToolDefinition.Builder> customize, Predicate<? super Throwable> transientFailure) {
@@ -85,7 +104,8 @@ public final class LangChain4jTools {
 
   /**
    * The {@code @Tool} methods of {@code bean} (LangChain4j's {@link dev.langchain4j.agent.tool.Tool} annotation),
-   * each run by LangChain4j's {@link DefaultToolExecutor}, as tools that require approval.
+   * each run by LangChain4j's {@link DefaultToolExecutor}, as tools that require approval, sorted by name. Only
+   * the bean's own class is searched (its declared methods, not those it inherits).
    *
    * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method
    */
@@ -93,7 +113,11 @@ public final class LangChain4jTools {
     return tools(bean, (name, b) -> {});
   }
 
-  /** Like {@link #tools(Object)}; {@code customize} gets each tool's name and its definition's builder. */
+  /**
+   * Like {@link #tools(Object)}; {@code customize} gets each tool's name and its definition's builder.
+   *
+   * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method
+   */
   public static List<Tool> tools(Object bean, BiConsumer<String, ToolDefinition.Builder> customize) {
     return tools(bean, customize, e -> false);
   }
@@ -103,6 +127,9 @@ public final class LangChain4jTools {
    * exception of the cause chain, for example {@code e -> e instanceof java.io.IOException}) is a transient failure,
    * retried per the tool's retry policy (set it in {@code customize}). A {@link TransientToolException} and
    * LangChain4j's {@link RetriableException} are transient without it.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method, or a tool's definition is invalid
    */
   public static List<Tool> tools(Object bean, BiConsumer<String, ToolDefinition.Builder> customize,
       Predicate<? super Throwable> transientFailure) {
@@ -127,7 +154,13 @@ public final class LangChain4jTools {
     return List.copyOf(out);
   }
 
-  /** A definition as a LangChain4j {@code ToolSpecification} (what a LangChain4j model is offered). */
+  /**
+   * A definition as a LangChain4j {@code ToolSpecification} (what a LangChain4j model is offered): name, description
+   * and parameters ({@link LangChain4jSchemas#fromJsonSchema}); a tool without parameters has none, as LangChain4j
+   * makes it. Approval, timeouts, the output schema and the other settings have no place there.
+   *
+   * @throws NullPointerException if {@code definition} is null
+   */
   public static ToolSpecification specification(ToolDefinition definition) {
     Objects.requireNonNull(definition, "definition");
     JsonObjectSchema parameters = LangChain4jSchemas.fromJsonSchema(definition.parameters());

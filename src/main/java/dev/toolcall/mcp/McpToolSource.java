@@ -64,7 +64,26 @@ import reactor.core.publisher.Mono;
  *       have happened. Later calls fail at once with {@code tool_error} saying the server is disconnected.
  * </ul>
  *
- * <p>Thread-safe. {@link #close()} ends the connection; calls still in flight then fail.
+ * <h2>What does not map</h2>
+ * Resources, prompts, sampling, elicitation, roots and logging (not tools); icons, {@code _meta} and the annotations
+ * of content parts; a content part the SDK cannot read (a text part in its place tells the model what was left out).
+ * The model reads text: an image or audio part is a placeholder in the text, and the parts themselves are in the
+ * call's result. After {@code tools/list_changed} the list the SDK hands over is taken as it is (pagination is
+ * followed only at connect). docs/integrations.md has the whole table and the reasons.
+ *
+ * <h2>Failures</h2>
+ * What the server does wrong ends the call, never throws into the runtime, with a message for the model naming the
+ * server: {@code isError} and a JSON-RPC error ({@code McpError}) are FAILED {@code tool_error}; a call the server
+ * may have run but whose end is not known (no answer within {@link Builder#requestTimeout}, a result the SDK
+ * cannot read, the server found gone, the source closed while the call ran) is FAILED {@code outcome_unknown}, which
+ * the runtime never retries. Logged at WARN by this class: a tool left out (with why, once until the server changes
+ * it), a changed tool list that could not be applied, an unreadable result, and a server found gone. Exceptions
+ * come only at set-up: invalid builder settings, a server that cannot be reached at {@link Builder#connect()}, and
+ * {@link #attach} twice, after {@link #close()} or with a name the runtime has already.
+ *
+ * <p>Thread-safe: calls run concurrently; {@link #attach} and the changes a {@code tools/list_changed} brings are
+ * applied one at a time. The SDK's threads deliver results, progress and list changes. {@link #close()} ends the
+ * connection; calls still in flight then fail as {@code outcome_unknown}.
  */
 public final class McpToolSource implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(McpToolSource.class);
@@ -132,7 +151,11 @@ public final class McpToolSource implements AutoCloseable {
 
   /**
    * Starts a connection to the server {@code serverName} over {@code transport} (a
-   * {@code StdioClientTransport}, {@code HttpClientStreamableHttpTransport}, ...).
+   * {@code StdioClientTransport}, {@code HttpClientStreamableHttpTransport}, ...). Nothing is sent until
+   * {@link Builder#connect()}; the source owns the transport from then on and closes it.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code serverName} is not a name MCP allows (it prefixes the tool names)
    */
   public static Builder builder(String serverName, McpClientTransport transport) {
     return new Builder(serverName, transport);
@@ -143,14 +166,21 @@ public final class McpToolSource implements AutoCloseable {
     return serverName;
   }
 
-  /** The server's tools as they are now, in the server's order. */
+  /**
+   * The server's tools as they are now, in the server's order, without those left out; an immutable copy that a
+   * later {@code tools/list_changed} does not change. Pass it to {@code ToolCallRuntime.Builder.tools} to use the
+   * tools as they were at connect, or {@link #attach} the source to follow the server.
+   */
   public List<Tool> tools() {
     synchronized (lock) {
       return current.values().stream().map(ToolList.Entry::tool).toList();
     }
   }
 
-  /** Whether the server was found gone (a failed liveness check); calls fail at once from then on. */
+  /**
+   * Whether the server was found gone (a ping unanswered while calls ran); calls fail at once from then on, with
+   * {@code tool_error}. A source does not reconnect: connect a new one.
+   */
   public boolean isDisconnected() {
     return disconnected != null;
   }

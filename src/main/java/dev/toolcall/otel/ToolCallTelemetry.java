@@ -62,10 +62,35 @@ import java.util.concurrent.ConcurrentHashMap;
  * of series stays bounded. The duration histograms carry explicit bucket advice (the GenAI conventions' for
  * {@code gen_ai.execute_tool.duration}). The instrumentation scope is {@code dev.toolcall} with the library's version.
  *
+ * <h2>What is not recorded</h2>
+ * <ul>
+ *   <li>Model requests: there is no {@code chat} span; the model client's own instrumentation (the provider SDK's,
+ *       LangChain4j's, Spring AI's) records those, and they nest under {@code invoke_agent} when it runs on the
+ *       turn's thread.</li>
+ *   <li>Turns not driven by an {@link dev.toolcall.conversation.Agent}: a LangChain4j {@code AiServices} invocation
+ *       or a Spring AI {@code ChatClient} request has no {@code invoke_agent} span; its calls go under the context
+ *       current on the thread that scheduled them.</li>
+ *   <li>Tool-set changes ({@code ToolSetEvent}), the text of live output (only the count of dropped writes), and
+ *       arguments and results unless {@link Builder#recordContent} is set.</li>
+ *   <li>Calls restored from a snapshot ({@code ToolCallRuntime.restore} after a restart, or a call another instance
+ *       left that a shared store hands over): no creation event is published for a restored version, so such a
+ *       call has no span, and its later events are skipped.</li>
+ * </ul>
+ *
  * <h2>Threads and lost races</h2>
  * Thread-safe. It listens inline on the runtime's bus, so it sees each call's changes in order, exactly once, on the
- * thread that made them; a change that lost its compare-and-set published nothing and is not seen. Every span it
- * starts is ended: at the call's terminal event, or at the latest when the runtime closes.
+ * thread that made them; a change that lost its compare-and-set published nothing and is not seen. The bus runs an
+ * inline listener one event at a time, so threads publishing at once take turns through it: its work per event is a
+ * few map look-ups and OpenTelemetry calls (exporting happens on the SDK's own threads). Every span it starts is
+ * ended: at the call's terminal event, or at the latest when the runtime closes. One instance serves one runtime,
+ * which calls {@link #attach} once as it is built; an instance installed on two runtimes would read the tool set of
+ * the last one only, and the first to close would end the other's spans: build one per runtime.
+ *
+ * <h2>Failures</h2>
+ * It never fails a call or a turn. An exception thrown inside it (by an OpenTelemetry SDK, say) is caught by the bus,
+ * logged at WARN by {@code dev.toolcall.event.EventBus} with the event that caused it, and the call goes on; a span
+ * whose start failed is then missing, and that call's later events are skipped. A failure in {@link #close()} is
+ * logged at WARN by the runtime, which closes the rest. With the OpenTelemetry API and no SDK, nothing is recorded.
  */
 public final class ToolCallTelemetry implements Instrumentation {
 
@@ -176,16 +201,31 @@ public final class ToolCallTelemetry implements Instrumentation {
         .setDescription("Live-output writes dropped or coalesced by the output buffer.").build();
   }
 
-  /** Telemetry on {@code openTelemetry}, recording no arguments or results. */
+  /**
+   * Telemetry on {@code openTelemetry}, recording no arguments or results.
+   *
+   * @throws NullPointerException if {@code openTelemetry} is null
+   */
   public static ToolCallTelemetry create(OpenTelemetry openTelemetry) {
     return builder(openTelemetry).build();
   }
 
-  /** A builder on {@code openTelemetry} (pass {@code GlobalOpenTelemetry.get()} to use the global one). */
+  /**
+   * A builder on {@code openTelemetry} (pass {@code GlobalOpenTelemetry.get()} to use the global one: this class
+   * never reads the global instance itself).
+   *
+   * @throws NullPointerException if {@code openTelemetry} is null
+   */
   public static Builder builder(OpenTelemetry openTelemetry) {
     return new Builder(openTelemetry);
   }
 
+  /**
+   * Subscribes inline to {@code runtime}'s events and remembers it, to tell registered tools from made-up names. The
+   * runtime calls this once as it is built, before any call; an application does not.
+   *
+   * @throws NullPointerException if {@code runtime} is null
+   */
   @Override
   public void attach(ToolCallRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
@@ -193,6 +233,12 @@ public final class ToolCallTelemetry implements Instrumentation {
     this.subscription = runtime.events().subscribe(new Listener());
   }
 
+  /**
+   * Makes the call's {@code execute_tool} span the current OpenTelemetry context on the thread that runs the tool's
+   * body, until the scope closes, so the tool's own spans nest under it. {@link Instrumentation.Scope#NONE} when the
+   * call has no open span (created before {@link #attach}, or already ended). The scheduler calls it; an application
+   * does not.
+   */
   @Override
   public Instrumentation.Scope enterTool(ToolCallSnapshot call) {
     Open o = calls.get(new Key(call.identity().sessionId(), call.callId()));
@@ -203,7 +249,11 @@ public final class ToolCallTelemetry implements Instrumentation {
     return s::close;
   }
 
-  /** Ends every span still open (calls in flight when the runtime closed, turns under way). */
+  /**
+   * Unsubscribes, then ends every span still open (calls in flight when the runtime closed, with
+   * {@code toolcall.outcome = runtime_closed}; turns under way, with {@code toolcall.turn.reason = runtime_closed}).
+   * The runtime calls it when it closes; the metrics already recorded stay, and exporting them is the SDK's job.
+   */
   @Override
   public void close() {
     Subscription s = subscription;
@@ -224,6 +274,7 @@ public final class ToolCallTelemetry implements Instrumentation {
     }
   }
 
+  /** Names the tracer, for logs. */
   @Override
   public String toString() {
     return "ToolCallTelemetry[" + tracer + "]";
@@ -569,7 +620,7 @@ public final class ToolCallTelemetry implements Instrumentation {
     }
   }
 
-  /** Builds a {@link ToolCallTelemetry}; not thread-safe. */
+  /** Builds a {@link ToolCallTelemetry}; not thread-safe: use it on one thread, then share what it builds. */
   public static final class Builder {
     private final OpenTelemetry otel;
     private int contentLimit = -1;
@@ -592,7 +643,10 @@ public final class ToolCallTelemetry implements Instrumentation {
       return this;
     }
 
-    /** The telemetry; install it with {@code ToolCallRuntime.Builder.instrumentation}. */
+    /**
+     * The telemetry; install it with {@code ToolCallRuntime.Builder.instrumentation}, on one runtime. Its tracer and
+     * instruments are created here, from the scope {@code dev.toolcall}; each call builds a new instance.
+     */
     public ToolCallTelemetry build() {
       return new ToolCallTelemetry(this);
     }

@@ -27,8 +27,14 @@ import org.slf4j.LoggerFactory;
  * seen of each call and ignores the others.
  *
  * <p>The consumer runs on the feed's thread, one change at a time; it should be quick (hand the change to an
- * executor) and must not throw (a throw is logged and the feed goes on). {@link #close()} stops the thread and closes
- * the connection.
+ * executor) and must not throw: a {@link RuntimeException} it throws is logged at ERROR with the change and the feed
+ * goes on; an {@link Error} ends the feed's thread. {@link #close()} stops the thread and closes the connection.
+ *
+ * <p>Failures never reach the caller: {@link #start} returns at once, and a database that is down (at start or later)
+ * is retried every {@code wait}, with one WARN when the connection is lost and one INFO when the feed listens again.
+ * A notification that is not in the trigger's form is skipped with a WARN. Thread-safe: {@link #close()} may be called
+ * from any thread. What it does not tell: which state a version holds (read the row); and it tells each change at
+ * least once, not exactly once.
  */
 public final class ChangeFeed implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ChangeFeed.class);
@@ -60,10 +66,12 @@ public final class ChangeFeed implements AutoCloseable {
   }
 
   /**
-   * Starts a feed.
+   * Starts a feed: its thread connects, listens and tells {@code consumer} each change from then on (no change made
+   * before it listened, except by the re-scan after a lost connection). Returns before the first connection.
    *
    * @param wait how long one wait for notifications lasts, and how long the feed waits before reconnecting after a
    *     lost connection (say 500 ms)
+   * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code wait} is not positive
    */
   public static ChangeFeed start(DataSource dataSource, Consumer<? super Change> consumer, Duration wait) {

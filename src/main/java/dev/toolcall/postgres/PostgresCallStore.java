@@ -44,6 +44,21 @@ import javax.sql.DataSource;
  * of the calls that have not ended (what a restarting runtime reads) and an index of ended calls by age (retention,
  * {@link #deleteEndedBefore}). Thread-safe: each operation takes its own connection from the {@link DataSource} (pass a
  * pooled one).
+ *
+ * <h2>What maps, and what does not</h2>
+ * Stored: each call (identity, state, version, its runtime-snapshot entry: arguments, path, permission request,
+ * outcome), the "approve for session" grants ({@link #sessionGrants()}), leases and the request-id lookup of several
+ * runtimes ({@link #shared}), and an agent's state when the application saves it ({@link #saveConversation}). Not
+ * stored: events, a call's live output, the permission queue's order (a restore orders the requests by when they
+ * were asked), "approve always" grants (they live in the grant store), and each change of a conversation (it is
+ * saved when the caller saves it). docs/durability.md has the schema and the proofs.
+ *
+ * <h2>Failures</h2>
+ * Every operation throws {@link StoreException} (unchecked) when the database fails it, naming the row where there is
+ * one; {@link StoreException#retriable()} and {@link StoreException#outcomeUnknown()} say what the caller may do.
+ * Through {@link #calls()} or {@link #shared} the runtime handles those: the call does not change, and a write that
+ * could not be stored is retried or ends the call as docs/durability.md says. Logged by this class: a row this version
+ * cannot read, at WARN once per row while the store runs. Arguments that are null or out of range throw at once.
  */
 public final class PostgresCallStore {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresCallStore.class);
@@ -60,7 +75,12 @@ public final class PostgresCallStore {
     this.conversations = new PostgresConversations(dataSource, timeoutSeconds);
   }
 
-  /** A store over {@code dataSource}, each statement limited to 10 seconds. */
+  /**
+   * A store over {@code dataSource}, each statement limited to 10 seconds. Nothing is read or written until the first
+   * operation: call {@link #applySchema()} once at startup.
+   *
+   * @throws NullPointerException if {@code dataSource} is null
+   */
   public static PostgresCallStore create(DataSource dataSource) {
     return create(dataSource, Duration.ofSeconds(10));
   }
@@ -79,7 +99,12 @@ public final class PostgresCallStore {
     return new PostgresCallStore(dataSource, statementTimeout);
   }
 
-  /** Creates the table and its indexes if they are not there (idempotent; safe to run from every runtime). */
+  /**
+   * Creates the tables and their indexes if they are not there, and brings an older schema up to this version's in
+   * place (idempotent; safe to run from every runtime at once: an advisory lock runs them one after the other).
+   *
+   * @throws StoreException if the database refuses it or cannot be reached
+   */
   public void applySchema() {
     String sql;
     try (InputStream in = PostgresCallStore.class.getResourceAsStream("schema.sql")) {
@@ -104,6 +129,8 @@ public final class PostgresCallStore {
    * Stores a new call.
    *
    * @return false when a call with that session and id is stored already (nothing changed)
+   * @throws StoreException if the write failed (nothing changed), or (with {@link StoreException#outcomeUnknown()})
+   *     if the commit's answer was lost and the row could not be read to settle it
    */
   public boolean insert(StoredCall call) {
     return writes.insert(call, null, null);
@@ -140,12 +167,19 @@ public final class PostgresCallStore {
   /**
    * The calls that have not ended, in the order they were stored (what a restarting runtime reads). A row this
    * version cannot read is left out, and named in a WARN once per row while this store runs; the others are returned.
+   *
+   * @throws StoreException if the database cannot be read
    */
   public List<StoredCall> active() {
     return active(this::unreadable);
   }
 
-  /** {@link #active()}, handing each row this version cannot read to {@code unreadable} instead of the log. */
+  /**
+   * {@link #active()}, handing each row this version cannot read to {@code unreadable} (on the calling thread)
+   * instead of the log.
+   *
+   * @throws StoreException if the database cannot be read
+   */
   public List<StoredCall> active(java.util.function.Consumer<? super StoreException> unreadable) {
     Objects.requireNonNull(unreadable, "unreadable");
     return active((key, e) -> unreadable.accept(e));
@@ -196,7 +230,12 @@ public final class PostgresCallStore {
     }
   }
 
-  /** Deletes the calls that ended before {@code cutoff} (retention); returns how many. */
+  /**
+   * Deletes the calls that ended before {@code cutoff} (retention; run it from a scheduled job); returns how many.
+   * Calls that have not ended are never deleted, however old.
+   *
+   * @throws StoreException if the delete failed
+   */
   public int deleteEndedBefore(Instant cutoff) {
     Objects.requireNonNull(cutoff, "cutoff");
     try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
@@ -221,7 +260,8 @@ public final class PostgresCallStore {
    * ended is stored as its runtime-snapshot entry ({@link dev.toolcall.runtime.RuntimeSnapshot#callJson}), so the rows of
    * {@link #active()} are what a restore needs; an ended one as its identity, state, version and outcome. A write
    * another runtime made first is refused ({@link dev.toolcall.StaleCallException} in the runtime); a failure is the
-   * {@link StoreException}, and the runtime's call does not change.
+   * {@link StoreException}, and the runtime's call does not change. A new view each time; views share nothing but
+   * this store, and each is thread-safe. For several runtimes on one database use {@link #shared} instead.
    */
   public dev.toolcall.CallStore calls() {
     return new dev.toolcall.CallStore() {
@@ -259,6 +299,8 @@ public final class PostgresCallStore {
    * field of its document is unknown here: written by a newer version, say) is left out and left as it is, for a
    * runtime that can read it, and is named in a WARN once per row; the others are restored. (A file snapshot, by
    * contrast, is read whole or not at all.)
+   *
+   * @throws StoreException if the database cannot be read
    */
   public dev.toolcall.runtime.RuntimeSnapshot snapshot(java.time.Clock clock) {
     Objects.requireNonNull(clock, "clock");
@@ -314,6 +356,7 @@ public final class PostgresCallStore {
    * {@code restore(store.snapshot(clock))} to {@code agent.resume}.
    *
    * @return whether it was stored (false: the stored one is as new or newer)
+   * @throws StoreException if the write failed
    */
   public boolean saveConversation(dev.toolcall.conversation.AgentSnapshot snapshot) {
     return conversations.save(snapshot);
@@ -328,7 +371,11 @@ public final class PostgresCallStore {
     return conversations.load(conversationId);
   }
 
-  /** Deletes the saved state of {@code conversationId} (its conversation is over); whether there was one. */
+  /**
+   * Deletes the saved state of {@code conversationId} (its conversation is over); whether there was one.
+   *
+   * @throws StoreException if the delete failed
+   */
   public boolean deleteConversation(String conversationId) {
     return conversations.delete(conversationId);
   }
@@ -346,13 +393,13 @@ public final class PostgresCallStore {
 
   /**
    * This store as the {@link dev.toolcall.SharedCallStore} of one runtime among several on the same database (each
-   * with its own {@code DataSource}): {@link #calls()} plus leases on RUNNING calls held by {@code owner}, the lookup of
+   * with its own {@code DataSource}): {@link #calls()} plus leases held by {@code owner} on the calls it drives, the lookup of
    * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}. A row
    * carries the lease of the runtime that last wrote it while the call is pending, approved or running (a call
    * waiting for a person carries none: anyone may answer, and its deadline bounds it).
    *
    * @param owner the runtime's name, unique among the runtimes (a host name and process id, say)
-   * @param lease how long a RUNNING claim lives unrenewed (at least one second; the runtime renews every third)
+   * @param lease how long a claim on a driven call lives unrenewed (at least one second; the runtime renews every third)
    * @throws IllegalArgumentException if {@code owner} is blank or {@code lease} is under a second
    */
   public dev.toolcall.SharedCallStore shared(String owner, Duration lease) {

@@ -15,7 +15,8 @@ import javax.sql.DataSource;
  * {@code PermissionService.Builder.sessionGrantStore}: a grant made on one runtime approves the calls of its session
  * on every runtime on this database, and survives restarts. Each read is one query (a runtime reads once per call it
  * authorizes that no rule decided); a failed one is a {@link StoreException}, which the service logs before asking
- * the person instead.
+ * the person instead. U+0000 in ids and arguments is escaped as the call rows escape it. Immutable after
+ * construction and thread-safe: each operation takes its own connection.
  */
 final class PostgresSessionGrants implements dev.toolcall.permission.SessionGrantStore {
   private static final String GRANT_COLUMNS = "session_id, grant_id, tool_name, arguments, created_at, expires_at,"
@@ -36,6 +37,7 @@ final class PostgresSessionGrants implements dev.toolcall.permission.SessionGran
         sessionId).getOrDefault(sessionId, List.of());
   }
 
+  /** Every session's grants, in the order they were added (what a restore reads). */
   @Override
   public java.util.Map<String, List<dev.toolcall.permission.Grant>> all() {
     return query("SELECT " + GRANT_COLUMNS + " FROM toolcall_session_grant ORDER BY seq", null);
@@ -72,6 +74,7 @@ final class PostgresSessionGrants implements dev.toolcall.permission.SessionGran
     }
   }
 
+  /** Inserts the grant, or replaces the session's grant of the same id (so a retried write does no harm). */
   @Override
   public void add(String sessionId, dev.toolcall.permission.Grant grant) {
     Objects.requireNonNull(sessionId, "sessionId");

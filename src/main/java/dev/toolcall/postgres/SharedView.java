@@ -11,7 +11,11 @@ import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 
-/** One runtime's view of the shared store: {@link PostgresCallStore#shared}. */
+/**
+ * One runtime's view of the shared store: {@link PostgresCallStore#shared}. Writes go through {@link Writes} with this
+ * runtime's name and lease on the row; reads, lease renewal and the sweep are one statement each. Immutable after
+ * construction and thread-safe: each operation takes its own connection. Every failure is a {@link StoreException}.
+ */
 final class SharedView implements dev.toolcall.SharedCallStore {
   private final PostgresCallStore store;
   private final Writes writes;
@@ -30,11 +34,13 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     this.lease = lease;
   }
 
+  /** Inserts the call's row under this runtime's lease; false if the session has a call of that id already. */
   @Override
   public boolean create(dev.toolcall.ToolCallSnapshot first) {
     return writes.insert(PostgresCallStore.stored(first), owner, lease);
   }
 
+  /** One conditional UPDATE that also takes (or keeps; drops it for a call waiting for a person or ended) this runtime's lease. */
   @Override
   public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
     return writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease)
@@ -61,6 +67,10 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     return lease;
   }
 
+  /**
+   * The waiting call whose permission request is {@code requestId}, through the partial index on the document's
+   * request id; empty when no call waits on it (answered already, or unknown).
+   */
   @Override
   public Optional<dev.toolcall.CallRecord> readByRequest(String requestId) {
     Objects.requireNonNull(requestId, "requestId");
@@ -76,6 +86,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
+  /** Moves the end of every lease this runtime holds to now plus the lease, in one UPDATE; how many rows. */
   @Override
   public int renewLeases() {
     try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
@@ -91,6 +102,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
+  /** Ends every lease this runtime holds now (it stops), so others may take its calls at once; how many rows. */
   @Override
   public int releaseLeases() {
     try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
@@ -104,6 +116,10 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
+  /**
+   * The calls nobody looks after: not ended, and either leased with the lease run out, or waiting past the request's
+   * deadline. A row this version cannot read is left out and named once in a WARN.
+   */
   @Override
   public List<dev.toolcall.CallRecord> overdue() {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
@@ -128,6 +144,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
+  /** A {@link ChangeFeed} (waiting 500 ms at a time) that tells {@code listener} each version stored. */
   @Override
   public AutoCloseable watch(Listener listener) {
     Objects.requireNonNull(listener, "listener");

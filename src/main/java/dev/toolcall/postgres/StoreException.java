@@ -6,7 +6,9 @@ import java.sql.SQLException;
  * The store could not do what was asked: the database is down, a statement timed out, a commit failed, the database
  * refused the data, or a row cannot be read by this version of the library. Nothing was changed by the operation that
  * threw, except where {@link #outcomeUnknown()} says the write may have been committed and a re-read could not settle
- * it. {@link #retriable()} says whether trying the same operation again may succeed.
+ * it. {@link #retriable()} says whether trying the same operation again may succeed. The message names the
+ * operation and the row where there is one; the cause is the driver's {@code SQLException} when there is one.
+ * Immutable, so thread-safe. Only the store throws it: its constructors are package-private.
  */
 public final class StoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * One row of the shared store: a call's identity, its state and compare-and-set version, and its document (the JSON
- * the runtime keeps of it: arguments, path, request, outcome). Immutable.
+ * the runtime keeps of it: arguments, path, request, outcome). Immutable, so thread-safe. Strings are kept as the
+ * runtime has them; the store escapes U+0000 when it writes them and unescapes it when it reads them.
  *
  * @param sessionId the call's session
  * @param callId the call's id
@@ -17,7 +18,12 @@ import java.util.Objects;
 public record StoredCall(String sessionId, String callId, String toolName, ToolCallState state, int version,
     String document) {
 
-  /** Checks the parts. */
+  /**
+   * Checks the parts.
+   *
+   * @throws NullPointerException if a part is null
+   * @throws IllegalArgumentException if an id or the tool name is blank, or the version negative
+   */
   public StoredCall {
     requireNonBlank(sessionId, "sessionId");
     requireNonBlank(callId, "callId");
@@ -29,7 +35,12 @@ public record StoredCall(String sessionId, String callId, String toolName, ToolC
     }
   }
 
-  /** The next version of this call, in {@code state} with {@code document}. */
+  /**
+   * The next version of this call, in {@code state} with {@code document} (neither is checked against this one: the
+   * runtime's matrix decides which steps are legal).
+   *
+   * @throws IllegalStateException if this is the last version an {@code int} holds
+   */
   public StoredCall next(ToolCallState state, String document) {
     if (version == Integer.MAX_VALUE) {
       throw new IllegalStateException("call " + callId + " of session " + sessionId + " is at the last version");

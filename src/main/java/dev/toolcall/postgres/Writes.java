@@ -225,7 +225,8 @@ final class Writes {
 
   /**
    * {@link PostgresCallStore#compareAndSet(StoredCall, StoredCall)} by the runtime {@code owner}: a version that is
-   * RUNNING carries its lease until {@code lease} from the server's now; any other version carries none.
+   * pending, approved or running carries its lease until {@code lease} from the server's now; a version waiting for a
+   * person, or ended, carries none ({@link #driven}).
    */
   PostgresCallStore.CasResult compareAndSet(StoredCall expected, StoredCall next, String owner, Duration lease) {
     Objects.requireNonNull(expected, "expected");

@@ -31,6 +31,10 @@ import reactor.core.publisher.Flux;
  * <p>Its order ({@code Ordered.HIGHEST_PRECEDENCE + 100}) puts it before Spring AI 2's {@code ToolCallingAdvisor}
  * and before the models. Works on Spring AI 1.1.x and 2.0.x (on {@code spring-ai-client-chat}). Stateless and
  * thread-safe.
+ *
+ * <p>What it does not do: it reads no other advisor parameter, and a prompt whose options are not
+ * {@code ToolCallingChatOptions} (so the manager would not run its tools) passes through unchanged. It throws
+ * nothing of its own and logs nothing; what the rest of the chain throws goes to the caller as it is.
  */
 public final class SpringAiConversationAdvisor implements CallAdvisor, StreamAdvisor {
 
@@ -39,27 +43,40 @@ public final class SpringAiConversationAdvisor implements CallAdvisor, StreamAdv
 
   private SpringAiConversationAdvisor() {}
 
-  /** The advisor. */
+  /** The advisor; one instance serves any number of clients. */
   public static SpringAiConversationAdvisor create() {
     return new SpringAiConversationAdvisor();
   }
 
+  /** {@code "toolcall conversation"}. */
   @Override
   public String getName() {
     return "toolcall conversation";
   }
 
+  /** {@link #ORDER}. */
   @Override
   public int getOrder() {
     return ORDER;
   }
 
+  /**
+   * Passes {@code request} on, with the chat memory's conversation id copied into its options' tool context when it
+   * has both; the response comes back unchanged.
+   *
+   * @throws NullPointerException if an argument is null
+   */
   @Override
   public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
     Objects.requireNonNull(chain, "chain");
     return chain.nextCall(withConversation(Objects.requireNonNull(request, "request")));
   }
 
+  /**
+   * As {@link #adviseCall}, for a streamed request.
+   *
+   * @throws NullPointerException if an argument is null
+   */
   @Override
   public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
     Objects.requireNonNull(chain, "chain");

@@ -36,38 +36,79 @@ import org.springframework.ai.tool.ToolCallback;
 /**
  * A Spring AI {@link ChatModel} as this library's {@link ModelClient}, with Spring AI's internal tool execution
  * turned off: the model is offered the tools, and the calls it asks for run under this library's lifecycle, driven
- * by an {@link dev.toolcall.conversation.Agent}. Thread-safe if the model is.
+ * by an {@link dev.toolcall.conversation.Agent}.
  *
- * <p>Maps: instructions as a {@code SystemMessage} first; user, assistant (with tool calls) and tool messages both
- * ways (consecutive tool results become one {@code ToolResponseMessage}); the tools as definition-only callbacks;
- * temperature, maximum tokens, and the provider options {@code model}, {@code top_p}, {@code top_k},
- * {@code frequency_penalty}, {@code presence_penalty}, {@code stop}; token usage and the finish reason back. Spring
- * AI's portable options have no tool choice: {@code none} offers no tools, a named tool offers only that tool, and
- * {@code required} is sent as {@code auto} (set it on the provider's own options to force it). Streaming: text
- * chunks as they come; Spring AI hands tool calls over whole (in the chunk that carries them), so each is announced
- * at once with its arguments. Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a
- * streaming request's subscription is disposed, which cancels the provider's request; a blocking model on an
- * executor is interrupted. Failures: an exception whose class name says rate limit, timeout or authentication
- * maps to that kind; an {@code IOException} cause is a network failure; Spring's
- * {@code TransientAiException} is a server error; the rest is {@code OTHER}.
+ * <h2>What maps</h2>
+ * <ul>
+ *   <li>Messages: instructions as a {@code SystemMessage} first; user, assistant (with tool calls) and tool messages
+ *       (consecutive tool results become one {@code ToolResponseMessage}, each response under the call's id).</li>
+ *   <li>Tools: each definition as a definition-only {@code ToolCallback} ({@link SpringAiTools#definition}); on
+ *       Spring AI 1.1 {@code internalToolExecutionEnabled(false)} is set, and 2.0 models never run tools
+ *       themselves.</li>
+ *   <li>Options: temperature, maximum tokens, and the provider options {@code model}/{@code modelName},
+ *       {@code top_p}/{@code topP}, {@code top_k}/{@code topK}, {@code frequency_penalty},
+ *       {@code presence_penalty} and {@code stop}/{@code stopSequences} (a list); a provider option of another
+ *       name is not sent (set it on the provider's own options).</li>
+ *   <li>Responses: the first generation's text, the tool calls of every generation in order (a missing id, name
+ *       or arguments as empty), token usage (prompt and completion tokens) and the finish reason, kept lower case
+ *       as the provider's word.</li>
+ *   <li>Streaming ({@link #streamingClient}): text chunks as they come. Spring AI hands tool calls over whole (in
+ *       the chunk that carries them), so each is announced at once with its arguments and completed. Calls are told
+ *       apart by the provider's id: a call whose id was announced earlier in the stream is not announced again, so
+ *       two calls under one id (two blank ids, say) in one streamed response run as one, and a call with no id at
+ *       all fails the request ({@code OTHER}); the blocking client has neither limit. Token usage is the largest
+ *       the chunks report.</li>
+ *   <li>Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a streaming request's
+ *       subscription is disposed, which cancels the provider's request, and chunks that still arrive are dropped; a
+ *       blocking model on an executor is interrupted; one on the calling thread has answered before anyone could
+ *       cancel it.</li>
+ * </ul>
+ *
+ * <h2>What does not map</h2>
+ * Spring AI's portable options have no tool choice: {@code none} offers no tools, a named tool offers only that
+ * tool, and {@code required} sends nothing, so the provider's default (usually {@code auto}) applies; set it on the
+ * provider's own options to force it. Partial tool calls while streaming (Spring AI aggregates them). Thinking text,
+ * media and any generation but the first's text.
+ *
+ * <h2>Failures</h2>
+ * A request never throws into the agent: what Spring AI or the provider throws, in a blocking call or a stream's
+ * error signal, becomes a {@link ModelException} through {@link #error}: the turn retries a transient kind with
+ * backoff and fails on the others (see {@link ModelException}); its message is shown to the user, not to the model.
+ * A blocking response without a generation is {@code MALFORMED_RESPONSE}. Nothing is logged here.
+ *
+ * <p>Stateless and thread-safe; a client is as thread-safe as its model (Spring AI's provider models are).
  */
 public final class SpringAiModels {
 
   private SpringAiModels() {}
 
-  /** {@code model} as a client that calls it on the calling thread. */
+  /**
+   * {@code model} as a client that calls it on the calling thread (the agent's, in {@code send}).
+   *
+   * @throws NullPointerException if {@code model} is null
+   */
   public static ModelClient client(ChatModel model) {
     Objects.requireNonNull(model, "model");
     return ModelClient.blocking(request -> complete(model, request));
   }
 
-  /** {@code model} as a client that calls it on {@code executor}. */
+  /**
+   * {@code model} as a client that calls it on {@code executor}, so an aborted turn can interrupt the waiting
+   * request.
+   *
+   * @throws NullPointerException if {@code model} or {@code executor} is null
+   */
   public static ModelClient client(ChatModel model, Executor executor) {
     Objects.requireNonNull(model, "model");
     return ModelClient.blocking(request -> complete(model, request), executor);
   }
 
-  /** {@code model} as a streaming client ({@code ChatModel.stream}). */
+  /**
+   * {@code model} as a streaming client ({@code ChatModel.stream}): text reaches the agent as it comes, tool calls
+   * whole; the stream's signals arrive on whatever thread the provider's client uses.
+   *
+   * @throws NullPointerException if {@code model} is null
+   */
   public static ModelClient streamingClient(ChatModel model) {
     Objects.requireNonNull(model, "model");
     return ModelClient.streaming((request, sink) -> {
@@ -136,7 +177,13 @@ public final class SpringAiModels {
     return response(r);
   }
 
-  /** The Spring AI prompt of {@code request}: messages, tools as definition-only callbacks, options. */
+  /**
+   * The Spring AI prompt of {@code request}: messages, tools as definition-only callbacks, options, as described
+   * above. Public for applications that call the model themselves.
+   *
+   * @throws ClassCastException if a known provider option has a value of the wrong type (a string for
+   *     {@code top_p}, say)
+   */
   public static Prompt prompt(ModelRequest request) {
     Objects.requireNonNull(request, "request");
     List<org.springframework.ai.chat.messages.Message> messages = new ArrayList<>();
@@ -246,7 +293,15 @@ public final class SpringAiModels {
     return new TokenUsage(in, out);
   }
 
-  /** A Spring AI failure as a {@link ModelException} of the kind that says what to do about it. */
+  /**
+   * A Spring AI failure as a {@link ModelException} of the kind that says what to do about it, by the exception's
+   * class name (Spring AI's provider modules throw their own types): a name with {@code ratelimit}, or a message with
+   * {@code 429}, is {@code RATE_LIMITED}; {@code timeout} is {@code TIMEOUT}; {@code authentic} or
+   * {@code unauthorized} is {@code AUTHENTICATION}; an {@code IOException}, or one as the cause, is
+   * {@code NETWORK}; Spring's {@code NonTransientAiException} is {@code INVALID_REQUEST} and its
+   * {@code TransientAiException} {@code SERVER_ERROR}; anything else {@code OTHER}. A {@link ModelException} is
+   * returned as it is. The message is the exception's (its class name when it has none), and it is the cause.
+   */
   public static ModelException error(Throwable e) {
     if (e instanceof ModelException m) {
       return m;
@@ -272,7 +327,10 @@ public final class SpringAiModels {
     return ModelException.of(kind, msg, e);
   }
 
-  /** A tool the model is offered but Spring AI never runs (internal tool execution is off). */
+  /**
+   * A tool the model is offered but Spring AI never runs (internal tool execution is off); if something calls it
+   * anyway it throws {@link UnsupportedOperationException} saying so.
+   */
   private record DefinitionOnly(org.springframework.ai.tool.definition.ToolDefinition definition)
       implements ToolCallback {
     @Override

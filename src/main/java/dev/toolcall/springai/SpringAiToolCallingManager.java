@@ -63,9 +63,25 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *       call's tool is return-direct and completed. The calling thread waits meanwhile, also for a person's
  *       approval (see docs/integrations.md for a web front end).</li>
  * </ul>
- * Thread-safe: several requests may execute tools at once. {@link #close()} closes the runtime (a Spring context
- * closes an {@code AutoCloseable} bean). Runs on Spring AI 1.1.x and 2.0.x (on 2.0 the {@code ChatClient}'s
- * {@code ToolCallingAdvisor} calls it; see docs/integrations.md).
+ *
+ * <h2>What does not map</h2>
+ * Partial tool calls (Spring AI hands them over whole); the generations after the first one with tool calls; a
+ * turn that ends <i>interrupted</i> while a person decides, to be resumed by a later request (the thread waits
+ * instead). Approval, read-only, timeouts and retries are not in a {@code ToolCallback}: they come from the runtime's
+ * tools or from {@link Builder#customize}. A session across requests needs a conversation id: without one, an
+ * "approve for the session" lasts one batch.
+ *
+ * <h2>Failures</h2>
+ * Whatever the model asked for is answered, never thrown: an unknown or not offered tool, invalid arguments, a
+ * denial (a person's, a policy's, the permission timeout's), a tool that throws or times out, and a call cancelled
+ * because {@code maxWait} passed or the waiting thread was interrupted (the interrupt is then kept set) each give
+ * that call's response the text the model reads. A tool a request offers whose schema the runtime refuses is not
+ * added: a WARN names it, and its calls are answered as an unknown tool. {@link #executeToolCalls} throws only for
+ * a programming error: a null argument, or a response without a tool call.
+ *
+ * <p>Thread-safe: several requests may execute tools at once, each batch in its own session. {@link #close()}
+ * closes the runtime (a Spring context closes an {@code AutoCloseable} bean). Runs on Spring AI 1.1.x and 2.0.x (on
+ * 2.0 the {@code ChatClient}'s {@code ToolCallingAdvisor} calls it; see docs/integrations.md).
  */
 public final class SpringAiToolCallingManager implements ToolCallingManager, AutoCloseable {
 
@@ -88,7 +104,12 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     this.customize = b.customize;
   }
 
-  /** A manager over {@code runtime}, waiting at most 10 minutes for a batch (approvals may take a while). */
+  /**
+   * A manager over {@code runtime}, waiting at most 10 minutes for a batch (approvals may take a while); tools a
+   * request offers that the runtime lacks require approval.
+   *
+   * @throws NullPointerException if {@code runtime} is null
+   */
   public static SpringAiToolCallingManager create(ToolCallRuntime runtime) {
     return builder(runtime).build();
   }
@@ -96,12 +117,19 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   /**
    * A manager over {@code runtime} that waits at most {@code maxWait} for a batch; calls still open then are
    * cancelled and answered as such.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code maxWait} is not positive
    */
   public static SpringAiToolCallingManager create(ToolCallRuntime runtime, Duration maxWait) {
     return builder(runtime).maxWait(maxWait).build();
   }
 
-  /** A builder of a manager over {@code runtime}. */
+  /**
+   * A builder of a manager over {@code runtime}.
+   *
+   * @throws NullPointerException if {@code runtime} is null
+   */
   public static Builder builder(ToolCallRuntime runtime) {
     return new Builder(Objects.requireNonNull(runtime, "runtime"));
   }
@@ -121,6 +149,13 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     runtime.close();
   }
 
+  /**
+   * The tools a model is offered for these options: the definitions of the options' {@code ToolCallback}s (the first
+   * of a name wins), then, on Spring AI 1.1, the tools the options name ({@code toolNames}) that the runtime has, as
+   * the runtime defines them. A name the runtime lacks is left out, without an error.
+   *
+   * @throws NullPointerException if {@code options} is null
+   */
   @Override
   public List<ToolDefinition> resolveToolDefinitions(ToolCallingChatOptions options) {
     Objects.requireNonNull(options, "options");
@@ -136,6 +171,16 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     return List.copyOf(out.values());
   }
 
+  /**
+   * Runs the tool calls of the first generation of {@code chatResponse} that has any, as one batch on the runtime in
+   * the prompt's session, waits for every call to end (at most {@code maxWait}), and returns the history Spring AI
+   * goes on with: the prompt's messages, that assistant message and one {@code ToolResponseMessage} with a response
+   * per call in the order asked, each under the provider's id. Calls of tools the request does not offer are
+   * answered without running. Blocks the calling thread, also while a person decides.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalStateException if no generation of {@code chatResponse} has a tool call
+   */
   @Override
   public ToolExecutionResult executeToolCalls(Prompt prompt, ChatResponse chatResponse) {
     Objects.requireNonNull(prompt, "prompt");
@@ -308,7 +353,11 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
       this.runtime = runtime;
     }
 
-    /** The longest a batch is waited for (default 10 minutes); calls still open then are cancelled and answered. */
+    /**
+     * The longest a batch is waited for (default 10 minutes); calls still open then are cancelled and answered.
+     *
+     * @throws IllegalArgumentException if {@code maxWait} is not positive
+     */
     public Builder maxWait(Duration maxWait) {
       Objects.requireNonNull(maxWait, "maxWait");
       if (maxWait.isNegative() || maxWait.isZero()) {
@@ -327,7 +376,9 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
       return this;
     }
 
-    /** The manager. */
+    /**
+     * The manager; the runtime is shared, not copied, and {@link SpringAiToolCallingManager#close()} closes it.
+     */
     public SpringAiToolCallingManager build() {
       return new SpringAiToolCallingManager(this);
     }

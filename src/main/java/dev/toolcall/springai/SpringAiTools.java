@@ -23,19 +23,38 @@ import org.springframework.ai.tool.execution.ToolExecutionException;
  * {@code ToolContext} as Spring builds it (the options' tool context and the conversation history); otherwise it runs
  * {@code callback} with no context.
  *
- * <p>A {@link ToolExecutionException} ends the call FAILED with its cause's message for the model; anything else the
- * callback throws ends it FAILED through the scheduler's usual error text. A null result is an empty text.
+ * <p>What maps: the name, the description (empty when missing), the input schema (a tool without one takes any
+ * object) and {@code returnDirect}. What does not: the rest of the tool's metadata, and approval, read-only, timeouts
+ * and retries, which Spring AI does not say (set them with {@code customize}); a callback run outside the manager (by
+ * an {@link dev.toolcall.conversation.Agent}) gets no {@code ToolContext}, so a method that needs one fails there.
+ *
+ * <p>Failures: an input schema that is not a JSON object, or not a valid JSON Schema, throws
+ * {@link IllegalArgumentException} when the tool is made or registered. A {@link ToolExecutionException} ends the call FAILED ({@code tool_error}) with its cause's
+ * message for the model; anything else the callback throws ends it FAILED through the scheduler's usual error text;
+ * none is retried unless it is a {@link dev.toolcall.tool.TransientToolException}. A null result is
+ * an empty text. Nothing is logged here.
  */
 public final class SpringAiTools {
 
   private SpringAiTools() {}
 
-  /** {@code callback} as a tool that requires approval. */
+  /**
+   * {@code callback} as a tool that requires approval.
+   *
+   * @throws NullPointerException if {@code callback} is null
+   * @throws IllegalArgumentException if its input schema is not a JSON object
+   */
   public static Tool tool(ToolCallback callback) {
     return tool(callback, b -> {});
   }
 
-  /** {@code callback} as a tool; {@code customize} sets what Spring AI does not say (approval, timeouts, retries). */
+  /**
+   * {@code callback} as a tool; {@code customize} sets what Spring AI does not say (approval, timeouts, retries).
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the input schema is not a JSON object, or {@code customize} set an
+   *     invalid value
+   */
   public static Tool tool(ToolCallback callback, java.util.function.Consumer<ToolDefinition.Builder> customize) {
     Objects.requireNonNull(callback, "callback");
     Objects.requireNonNull(customize, "customize");
@@ -75,7 +94,13 @@ public final class SpringAiTools {
     });
   }
 
-  /** Every callback as a tool; {@code customize} gets each tool's name and its definition's builder. */
+  /**
+   * Every callback as a tool, in the order given; {@code customize} gets each tool's name and its definition's
+   * builder.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException as {@link #tool(ToolCallback, java.util.function.Consumer)}
+   */
   public static List<Tool> tools(List<? extends ToolCallback> callbacks,
       BiConsumer<String, ToolDefinition.Builder> customize) {
     Objects.requireNonNull(callbacks, "callbacks");
@@ -87,7 +112,10 @@ public final class SpringAiTools {
     return List.copyOf(out);
   }
 
-  /** A definition as Spring AI's (name, description, input schema). */
+  /**
+   * A definition as Spring AI's: name, description, and the parameters as the input schema. The output schema,
+   * approval and the other settings have no place there and are not carried.
+   */
   public static org.springframework.ai.tool.definition.ToolDefinition definition(ToolDefinition definition) {
     Objects.requireNonNull(definition, "definition");
     return org.springframework.ai.tool.definition.ToolDefinition.builder().name(definition.name())

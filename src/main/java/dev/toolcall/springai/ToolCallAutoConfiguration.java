@@ -44,6 +44,12 @@ import org.springframework.core.env.Environment;
  * </ul>
  * The same settings apply to the tools a request offers that the runtime lacks. Approvals are answered through
  * {@code runtime.permissions()} (see docs/integrations.md).
+ *
+ * <p>What it does not configure: permission rules, policies, grant stores, instrumentation and a shared store; an
+ * application that needs them defines its own {@code ToolCallRuntime} bean. Failures surface when the context
+ * starts: a property that is not a duration, or a tool bean whose schema is invalid or whose name repeats another,
+ * fails the bean's creation (Spring's binding error, or {@link IllegalArgumentException} from the runtime's builder),
+ * and so the context. The beans it defines are thread-safe.
  */
 @AutoConfiguration(beforeName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration")
 @ConditionalOnClass({ToolCallingManager.class, ToolCallback.class})

@@ -24,7 +24,7 @@ public final class SessionTokens implements SessionAccess {
 
   private SessionTokens() {}
 
-  /** An empty set of tokens. */
+  /** An empty set of tokens: every check is refused until {@link #issue} gives a session one. */
   public static SessionTokens create() {
     return new SessionTokens();
   }
@@ -43,24 +43,35 @@ public final class SessionTokens implements SessionAccess {
     return token;
   }
 
-  /** The current token of {@code sessionId}, if one was issued. */
+  /**
+   * The current token of {@code sessionId}, if one was issued and not revoked.
+   *
+   * @throws NullPointerException if {@code sessionId} is null
+   */
   public Optional<String> token(String sessionId) {
     Objects.requireNonNull(sessionId, "sessionId");
     byte[] t = tokens.get(sessionId);
     return t == null ? Optional.empty() : Optional.of(new String(t, StandardCharsets.US_ASCII));
   }
 
-  /** Revokes the token of {@code sessionId}; true if there was one. */
+  /**
+   * Revokes the token of {@code sessionId}; true if there was one. Streams already open stay open (they were
+   * checked when they opened); later checks are refused.
+   *
+   * @throws NullPointerException if {@code sessionId} is null
+   */
   public boolean revoke(String sessionId) {
     Objects.requireNonNull(sessionId, "sessionId");
     return tokens.remove(sessionId) != null;
   }
 
+  /** Whether {@code credential} is the session's current token; false for a null argument or no token. */
   @Override
   public boolean mayRead(String sessionId, String credential) {
     return matches(sessionId, credential);
   }
 
+  /** The same check as {@link #mayRead}: the token both reads and decides. */
   @Override
   public boolean mayDecide(String sessionId, String credential) {
     return matches(sessionId, credential);
@@ -84,6 +95,7 @@ public final class SessionTokens implements SessionAccess {
     }
   }
 
+  /** Counts the sessions with a token; never shows a token. */
   @Override
   public String toString() {
     return "SessionTokens[" + tokens.size() + " sessions]";

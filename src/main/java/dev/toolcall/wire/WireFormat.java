@@ -44,6 +44,16 @@ import java.util.Objects;
  * Schema at {@link #SCHEMA_RESOURCE} in the jar ({@link #schemaText()}), described in {@code docs/remote.md}. A later
  * version 1 adds optional fields only; a change that breaks a reader is version 2, with a schema file of its own.
  *
+ * <p>What is not in version 1: a grant's argument pattern other than "any arguments" (writing one throws, and a
+ * posted session or "always" grant is read as one for any arguments); of a tool's definition in
+ * {@code tools.changed}, anything but its name, description, parameters, {@code requiresApproval} and
+ * {@code readOnly} (timeouts, retry policy, output schema are the server's business).
+ *
+ * <p>Failures: the writers throw only for programming errors ({@link NullPointerException}, or
+ * {@link IllegalArgumentException} naming the field); the readers throw {@link WireFormatException} with a message
+ * written for the client that posted the body (at most ten schema problems listed, at most 1,000 decisions in one
+ * body), and nothing is applied. Nothing is logged here.
+ *
  * <p>All methods are static, thread-safe and pure; the nodes returned are new and belong to the caller.
  */
 public final class WireFormat {
@@ -57,7 +67,11 @@ public final class WireFormat {
 
   private WireFormat() {}
 
-  /** The JSON Schema of this version, as text. */
+  /**
+   * The JSON Schema of this version, as text, read from the jar each time.
+   *
+   * @throws IllegalStateException if the resource is missing from the class path (a repackaged jar that dropped it)
+   */
   public static String schemaText() {
     try (InputStream in = WireFormat.class.getClassLoader().getResourceAsStream(SCHEMA_RESOURCE)) {
       if (in == null) {
@@ -74,7 +88,10 @@ public final class WireFormat {
   /**
    * The JSON form of {@code event}: {@code {"v":1, "type", "sessionId", "sourceId", "version", "timestamp", ...}}
    * with {@code type} one of {@code call.created}, {@code call.state}, {@code call.arguments}, {@code call.output},
-   * {@code call.retry}, {@code conversation.state}, {@code tools.changed}.
+   * {@code call.retry}, {@code conversation.state}, {@code tools.changed}. A call's arguments are written as their
+   * JSON value, its outcome with the text the model read.
+   *
+   * @throws NullPointerException if {@code event} is null
    */
   public static ObjectNode event(Event event) {
     Objects.requireNonNull(event, "event");
@@ -224,6 +241,8 @@ public final class WireFormat {
   /**
    * The JSON form of an open request of an interrupted turn: {@code {"v":1, "type":"interrupt", "requestId", "callId",
    * "sessionId", "toolName", "arguments", "argumentsVersion", "createdAt", "deadline", "allowed", "responseSchema"}}.
+   *
+   * @throws IllegalArgumentException if the interrupt's response schema is not JSON
    */
   public static ObjectNode interrupt(Interrupt interrupt) {
     Objects.requireNonNull(interrupt, "interrupt");
@@ -364,7 +383,13 @@ public final class WireFormat {
     return parseDecisions(root);
   }
 
-  /** {@link #parseDecisions(String)} for a body already read as JSON. */
+  /**
+   * {@link #parseDecisions(String)} for a body already read as JSON.
+   *
+   * @throws WireFormatException with a message for the client when the body has another version, does not match the
+   *     schema, has more than 1,000 decisions, or an edit without arguments or an expiry that is not a positive
+   *     ISO-8601 duration
+   */
   public static List<Decision> parseDecisions(JsonNode body) {
     Objects.requireNonNull(body, "body");
     if (body.isObject() && body.has("v") && !body.get("v").equals(JSON.getNodeFactory().numberNode(VERSION))) {

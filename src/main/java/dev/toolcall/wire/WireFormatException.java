@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * What a remote client posted does not follow the wire format (not JSON, a wrong version, a missing or mistyped
- * field). Its message is written for that client; nothing was applied.
+ * field). Its message is written for that client (a remote path answers it as a bad request with that message);
+ * nothing was applied. Immutable once thrown.
  */
 public final class WireFormatException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
