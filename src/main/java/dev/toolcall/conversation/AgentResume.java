@@ -71,11 +71,11 @@ final class AgentResume {
     synchronized (agent.lock) {
       from = agent.conversation.state();
       if (agent.suspensions.parked() != null) {
-        return CompletableFuture.failedFuture(new IllegalStateException("agent.conversation " + agent.conversation.id()
+        return CompletableFuture.failedFuture(new IllegalStateException("conversation " + agent.conversation.id()
             + " has an interrupted turn: go on with it with resumeWith(decisions)"));
       }
       if (!from.isBusy() || (agent.current != null && !agent.current.ended)) {
-        return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: agent.conversation "
+        return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: conversation "
             + agent.conversation.id() + " is " + from.wireName() + (agent.current != null && !agent.current.ended
             ? " and a turn is running" : "")));
       }

@@ -40,9 +40,9 @@ final class ModelPhase {
       stage = agent.model.stream(request, listener);
       if (stage == null) {
         stage = CompletableFuture.failedFuture(ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-            "the agent.model client returned no stage"));
+            "the model client returned no stage"));
       }
-    } catch (RuntimeException | Error e) { // a agent.model client that throws an Error too ends the turn, never hangs it
+    } catch (RuntimeException | Error e) { // a model client that throws an Error too ends the turn, never hangs it
       stage = CompletableFuture.failedFuture(ModelException.from(e));
     }
     boolean live;
@@ -69,7 +69,7 @@ final class ModelPhase {
       } else if (response == null) {
         agent.streams.dropStream(t, "the model's response failed before it was complete");
         onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-            "the agent.model client returned no response"));
+            "the model client returned no response"));
       } else {
         agent.streams.onResponse(t, response);
       }
@@ -78,12 +78,12 @@ final class ModelPhase {
 
   void onModelError(Turn t, ModelException e) {
     if (e.mustNotContinue()) {
-      agent.finish(t, TurnResult.Ending.MODEL_SWITCHED, "The agent.model cannot continue this turn on its own: " + e.getMessage()
+      agent.finish(t, TurnResult.Ending.MODEL_SWITCHED, "The model cannot continue this turn on its own: " + e.getMessage()
           + " Send a message to go on.", () -> agent.conversation.stopTurn(ConversationReasons.MODEL_SWITCHED));
       return;
     }
     if (!e.isTransient()) {
-      String error = "The agent.model request failed: " + e.getMessage();
+      String error = "The model request failed: " + e.getMessage();
       agent.finish(t, TurnResult.Ending.FAILED, error, () -> agent.conversation.fail(ConversationState.AWAITING_LLM_RESPONSE,
           error));
       return;
@@ -102,12 +102,12 @@ final class ModelPhase {
     int retryCount = r.snapshot().retryCount();
     Optional<Duration> delay = TurnGuards.modelRetryDelay(agent.limits, e, retryCount, agent.random.getAsDouble());
     if (delay.isEmpty()) {
-      String error = "The agent.model request failed " + retryCount + " times in a row; the last error: " + e.getMessage();
+      String error = "The model request failed " + retryCount + " times in a row; the last error: " + e.getMessage();
       agent.finish(t, TurnResult.Ending.FAILED, error, () -> agent.conversation.fail(ConversationState.TRANSIENT_FAILURE,
           error));
       return;
     }
-    Agent.log.debug("agent.conversation {}: agent.model request failed transiently ({}), retry {} in {}", agent.conversation.id(),
+    Agent.log.debug("conversation {}: model request failed transiently ({}), retry {} in {}", agent.conversation.id(),
         e.getMessage(), retryCount, delay.get());
     CompletableFuture.delayedExecutor(delay.get().toNanos(), TimeUnit.NANOSECONDS).execute(() -> agent.guarded(t, () -> {
       if (agent.step(t, ConversationState.TRANSIENT_FAILURE, ConversationState.AWAITING_LLM_RESPONSE,
@@ -117,7 +117,7 @@ final class ModelPhase {
     }));
   }
 
-  /** In generating_response: the next agent.model request, unless the round-trip limit stops the turn. */
+  /** In generating_response: the next model request, unless the round-trip limit stops the turn. */
   void continueOrStop(Turn t) {
     GuardDecision d = TurnGuards.checkRoundTrip(agent.limits, agent.conversation.snapshot().roundTrips());
     if (!d.allowed()) {
