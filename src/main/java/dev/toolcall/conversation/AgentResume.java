@@ -122,7 +122,7 @@ final class AgentResume {
       t.given = given;
       t.resumed = mine;
     }
-    agent.ends.guarded(t, () -> resumeFrom(t, from));
+    agent.steps.guarded(t, () -> resumeFrom(t, from));
     return t.result.minimalCompletionStage();
   }
 
@@ -191,7 +191,7 @@ final class AgentResume {
       }
       case AWAITING_LLM_RESPONSE -> steps.requestModel(t);
       default -> agent.ends.finish(t, TurnResult.Ending.FAILED, "Nothing to resume from " + from.wireName() + ".",
-          () -> agent.conversation.stopTurn(TurnEnds.INTERNAL_ERROR));
+          () -> agent.conversation.stopTurn(TurnSteps.INTERNAL_ERROR));
     }
   }
 

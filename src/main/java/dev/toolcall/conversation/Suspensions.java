@@ -150,9 +150,9 @@ final class Suspensions {
     Agent.log.debug("conversation {}: interrupted turn resumed", agent.conversation.id());
     CompletionStage<TurnResult> ended = next.result.thenApply(r -> r.withDecisions(reports));
     if (p.stream != null) {
-      agent.ends.guarded(next, () -> agent.steps.afterApproval(next, p.stream, p.batch));
+      agent.steps.guarded(next, () -> agent.steps.afterApproval(next, p.stream, p.batch));
     } else {
-      agent.ends.guarded(next, () -> agent.steps.afterDecided(next, p.calls));
+      agent.steps.guarded(next, () -> agent.steps.afterDecided(next, p.calls));
     }
     return ended;
   }

@@ -1,6 +1,6 @@
 package dev.toolcall.conversation;
 
-import dev.toolcall.Reason;
+import dev.toolcall.execution.Batch;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -9,13 +9,10 @@ import java.util.concurrent.CompletionStage;
  * The lifetime of an {@link Agent}'s turns: which turn is under way ({@link #live}), how a new turn replaces one that
  * something outside the agent ended, and how a turn ends: exactly once, under the agent's lock (the conversation's
  * change, the cancellation of what is left of the turn's calls, one result message per open call), its stage
- * completed after the lock. {@link TurnSteps} runs every step through {@link #guarded}, checks {@link #live} first,
- * and ends the turn through {@link #finish}; nothing here takes a step of the turn.
+ * completed after the lock. Every step of {@link TurnSteps} checks {@link #live} first and ends the turn through
+ * {@link #finish}; nothing here takes a step of the turn.
  */
 final class TurnEnds {
-  /** The loop itself failed (a bug); the turn ends. */
-  static final Reason INTERNAL_ERROR = Reason.of("internal_error", "the turn loop failed");
-
   private final Agent agent;
   private final Object lock;
   private final Conversation conversation;
@@ -123,27 +120,21 @@ final class TurnEnds {
         + s.conversationId() + " is " + s.state().wireName() + "): wait for its result or abort it"));
   }
 
-  /** Runs one step of {@code t}; whatever it throws ends the turn FAILED: a turn always ends with a TurnResult. */
-  void guarded(Turn t, Runnable step) {
-    try {
-      step.run();
-    } catch (RuntimeException | Error e) {
-      Agent.log.error("conversation {}: the turn loop failed", conversation.id(), e);
-      String error = "The turn failed: the turn loop hit an internal error (" + e + ").";
-      finish(t, TurnResult.Ending.FAILED, error, () -> {
-        ConversationState s = conversation.state();
-        if (s.canTransitionTo(ConversationState.FAILED)) {
-          conversation.fail(s, error);
-        } else {
-          conversation.stopTurn(INTERNAL_ERROR);
-        }
-      });
-    }
-  }
-
   /** The conversation moved under the turn (a change it lost): the turn ends as aborted. */
   void stoppedOutside(Turn t) {
     finish(t, TurnResult.Ending.ABORTED, "The turn was stopped outside the agent; the conversation is "
         + conversation.state().wireName() + ".", () -> conversation.stopTurn(ConversationReasons.ABORTED));
+  }
+
+  /** Stores the batch in the turn; when the turn has already ended, cancels it instead and returns false. */
+  boolean attach(Turn t, Batch batch) {
+    synchronized (lock) {
+      if (live(t)) {
+        t.batch = batch;
+        return true;
+      }
+    }
+    Turn.cancelAll(batch, "the turn was stopped");
+    return false;
   }
 }

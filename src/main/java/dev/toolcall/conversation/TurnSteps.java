@@ -37,13 +37,15 @@ import java.util.function.Consumer;
  * and every read or write of a turn's guarded fields holds the agent's lock, and a step first checks that its turn
  * is still {@link TurnEnds#live live}, so nothing of an ended turn touches the conversation or the messages. Steps
  * run on the threads that complete the turn's stages (the caller, the model client's, the tools', a delayed executor
- * for model retries), one step of a turn at a time, each through {@link TurnEnds#guarded}.
+ * for model retries), one step of a turn at a time, each through {@link #guarded}.
  */
 final class TurnSteps {
   /** A user command started a turn. */
   static final Reason USER_COMMAND = Reason.of("user_command", "user ran a command");
   /** A user command's tool call ended; the turn ends without the model. */
   static final Reason COMMAND_DONE = Reason.of("command_done", "user command done");
+  /** The loop itself failed (a bug); the turn ends. */
+  static final Reason INTERNAL_ERROR = Reason.of("internal_error", "the turn loop failed");
   /** What the model is told about the other calls of a response in which a call repeated in a loop. */
   static final String LOOP_NOT_RUN = "Not run: the turn was stopped because a tool call repeated in a loop.";
 
@@ -78,7 +80,7 @@ final class TurnSteps {
       messages.add(new UserMessage(userText));
     }
     ends.completeSuperseded(superseded);
-    ends.guarded(t, () -> {
+    guarded(t, () -> {
       if (step(t, ConversationState.PROCESSING_USER_MESSAGE, ConversationState.AWAITING_LLM_RESPONSE,
           ConversationReasons.MODEL_REQUESTED)) {
         requestModel(t);
@@ -105,9 +107,9 @@ final class TurnSteps {
     }
     ends.completeSuperseded(superseded);
     BatchEnd end = followUp == CommandFollowUp.ASK_MODEL ? BatchEnd.COMMAND_ASKS_MODEL : BatchEnd.COMMAND;
-    ends.guarded(t, () -> {
+    guarded(t, () -> {
       Batch batch = agent.runtime.schedule(conversation.id(), List.of(req));
-      if (attach(t, batch)) {
+      if (ends.attach(t, batch)) {
         whenDone(t, batch, end, null);
       }
     });
@@ -129,7 +131,7 @@ final class TurnSteps {
     }
     Consumer<? super ModelDelta> deltaListener = agent.deltaListener;
     Consumer<ModelDelta> listener = d -> {
-      ends.guarded(t, () -> streams.onDelta(t, d));
+      guarded(t, () -> streams.onDelta(t, d));
       if (deltaListener != null) {
         deltaListener.accept(d);
       }
@@ -156,7 +158,7 @@ final class TurnSteps {
       return;
     }
     CompletionStage<ModelResponse> sent = stage;
-    stage.whenComplete((response, e) -> ends.guarded(t, () -> {
+    stage.whenComplete((response, e) -> guarded(t, () -> {
       synchronized (lock) {
         if (t.modelRequest == sent) {
           t.modelRequest = null;
@@ -211,7 +213,7 @@ final class TurnSteps {
     Agent.log.debug("conversation {}: model request failed transiently ({}), retry {} in {}", conversation.id(),
         e.getMessage(), retryCount, delay.get());
     Executor later = CompletableFuture.delayedExecutor(delay.get().toNanos(), TimeUnit.NANOSECONDS);
-    later.execute(() -> ends.guarded(t, () -> {
+    later.execute(() -> guarded(t, () -> {
       if (step(t, ConversationState.TRANSIENT_FAILURE, ConversationState.AWAITING_LLM_RESPONSE,
           ConversationReasons.RETRYING)) {
         requestModel(t);
@@ -274,7 +276,7 @@ final class TurnSteps {
       return;
     }
     Batch batch = st.batch.seal();
-    if (!attach(t, batch)) {
+    if (!ends.attach(t, batch)) {
       return;
     }
     if (st.loop != null) {
@@ -338,7 +340,7 @@ final class TurnSteps {
    * tools run. Registers a callback; holds no thread.
    */
   void afterApproval(Turn t, StreamedCalls.Streamed st, Batch batch) {
-    st.batch.whenAuthorized().whenComplete((x, e) -> ends.guarded(t, () -> onAuthorized(t, st, batch)));
+    st.batch.whenAuthorized().whenComplete((x, e) -> guarded(t, () -> onAuthorized(t, st, batch)));
   }
 
   /** Where the batch's authorization lands: no call waits for a decision any more. */
@@ -368,7 +370,7 @@ final class TurnSteps {
    * model or the approved calls' results are awaited in executing_tools. Registers callbacks; holds no thread.
    */
   void afterDecided(Turn t, List<ToolCall> calls) {
-    agent.resumes.whenDecided(calls).whenComplete((x, e) -> ends.guarded(t, () -> {
+    agent.resumes.whenDecided(calls).whenComplete((x, e) -> guarded(t, () -> {
       if (calls.stream().allMatch(ToolCall::isTerminal) && calls.stream().noneMatch(c -> c.snapshot().toolStarted())) {
         onBatchDone(t, BatchEnd.ALL_DENIED, List.of());
       } else if (step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
@@ -382,7 +384,7 @@ final class TurnSteps {
   void afterTools(Turn t, List<ToolCall> calls) {
     CompletableFuture<?>[] terminal = calls.stream().map(c -> c.whenTerminal().toCompletableFuture())
         .toArray(CompletableFuture[]::new);
-    CompletableFuture.allOf(terminal).whenComplete((x, e) -> ends.guarded(t, () -> onBatchDone(t, BatchEnd.RAN,
+    CompletableFuture.allOf(terminal).whenComplete((x, e) -> guarded(t, () -> onBatchDone(t, BatchEnd.RAN,
         calls.stream().map(c -> new CallResult(c.snapshot())).toList())));
   }
 
@@ -394,7 +396,7 @@ final class TurnSteps {
       if (retries != null) {
         retries.stop();
       }
-      ends.guarded(t, () -> onBatchDone(t, end, results));
+      guarded(t, () -> onBatchDone(t, end, results));
     });
   }
 
@@ -537,6 +539,24 @@ final class TurnSteps {
 
   // --- every step ---------------------------------------------------------------------------------------------------
 
+  /** Runs one step of {@code t}; whatever it throws ends the turn FAILED: a turn always ends with a TurnResult. */
+  void guarded(Turn t, Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException | Error e) {
+      Agent.log.error("conversation {}: the turn loop failed", conversation.id(), e);
+      String error = "The turn failed: the turn loop hit an internal error (" + e + ").";
+      ends.finish(t, TurnResult.Ending.FAILED, error, () -> {
+        ConversationState s = conversation.state();
+        if (s.canTransitionTo(ConversationState.FAILED)) {
+          conversation.fail(s, error);
+        } else {
+          conversation.stopTurn(INTERNAL_ERROR);
+        }
+      });
+    }
+  }
+
   /**
    * One change of the conversation by turn {@code t}: made only while {@code t} is live. A change lost although the
    * turn is live means something outside the agent moved the conversation: the turn ends.
@@ -553,17 +573,4 @@ final class TurnSteps {
     ends.stoppedOutside(t);
     return false;
   }
-
-  /** Stores the batch in the turn; when the turn has already ended, cancels it instead and returns false. */
-  private boolean attach(Turn t, Batch batch) {
-    synchronized (lock) {
-      if (ends.live(t)) {
-        t.batch = batch;
-        return true;
-      }
-    }
-    Turn.cancelAll(batch, "the turn was stopped");
-    return false;
-  }
-
 }
