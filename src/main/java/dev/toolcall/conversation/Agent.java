@@ -1,24 +1,15 @@
 package dev.toolcall.conversation;
 
-import dev.toolcall.ConversationReasons;
-import dev.toolcall.ConversationSnapshot;
-import dev.toolcall.ConversationState;
-import dev.toolcall.Reason;
 import dev.toolcall.Ticker;
-import dev.toolcall.ToolCall;
 import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
-import dev.toolcall.execution.CallResult;
-import dev.toolcall.fsm.TransitionResult;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -51,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * begins: {@code executing_tools} at once when no call waits for a decision, else {@code awaiting_tool_approval}
  * until none does ({@link dev.toolcall.execution.OpenBatch#whenAuthorized()}); only then may the calls' tools start, in the scheduler's
  * order. When every call has ended ({@code processing_tool_results}) one {@link ToolResultMessage} per call of the
- * response is appended, in request order (content {@link CallResult#messageForModel()}, error flag
- * {@link CallResult#isError()}; for a refused call the guard's message), under the id the provider sent (a call's
+ * response is appended, in request order (content {@link dev.toolcall.execution.CallResult#messageForModel()}, error flag
+ * {@link dev.toolcall.execution.CallResult#isError()}; for a refused call the guard's message), under the id the provider sent (a call's
  * own id may be one the library minted: {@link dev.toolcall.ToolCallIdentity#label()}). A return-direct tool that completed ends the turn with its result; otherwise, if
  * {@link TurnGuards#checkRoundTrip} allows, the model is asked again ({@code generating_response ->
  * awaiting_llm_response}). When every call of a response was refused, the response goes through
@@ -80,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * The mechanism costs nothing on the calls' hot path: the agent publishes its own change before it lets the calls go
  * on (the batch's tools are held until {@code executing_tools} is out), and moves on only on stages that complete
- * after the calls' events were handed to the bus ({@link ToolCall#whenTerminal()}, and the permission decision's
+ * after the calls' events were handed to the bus ({@link dev.toolcall.ToolCall#whenTerminal()}, and the permission decision's
  * stage behind {@link dev.toolcall.execution.OpenBatch#whenAuthorized()}). The one gap, in (3): the permission service completes a
  * decision's stage right after its compare-and-set, and the event of that change is handed to the bus by the thread
  * that happens to be delivering the call's events; when another thread is delivering an earlier change of the same
@@ -113,14 +104,6 @@ import org.slf4j.LoggerFactory;
 public final class Agent {
 
   static final Logger log = LoggerFactory.getLogger(Agent.class);
-  /** A user command started a turn. */
-  static final Reason USER_COMMAND = Reason.of("user_command", "user ran a command");
-  /** A user command's tool call ended; the turn ends without the model. */
-  static final Reason COMMAND_DONE = Reason.of("command_done", "user command done");
-  /** The loop itself failed (a bug); the turn ends. */
-  static final Reason INTERNAL_ERROR = Reason.of("internal_error", "the turn loop failed");
-  /** What the model is told about the other calls of a response in which a call repeated in a loop. */
-  static final String LOOP_NOT_RUN = "Not run: the turn was stopped because a tool call repeated in a loop.";
 
   final ModelClient model;
   final ToolCallRuntime runtime;
@@ -134,21 +117,21 @@ public final class Agent {
   final ModelOptions options;
   /** Every call id answered in this conversation so far; guarded by lock. A later call reusing one is refused. */
   final Set<String> answeredIds = new HashSet<>();
-  final StreamedCalls streams = new StreamedCalls(this);
-  final ToolPhase tools = new ToolPhase(this);
   /** Whether a turn that waits for a person ends interrupted ({@link Builder#suspendOnApproval}). */
   final boolean suspend;
   /** The decisions a remote client may give ({@link Builder#allowedDecisions}). */
   final java.util.Set<dev.toolcall.permission.DecisionKind> allowedDecisions;
   final Suspensions suspensions = new Suspensions(this);
   final AgentResume resumes = new AgentResume(this);
-  final ModelPhase models = new ModelPhase(this);
   /** Results known when the snapshot this agent resumes from was taken (see {@link Builder#resume}). */
   final List<ToolResultMessage> resumeAnswers;
 
   final Object lock = new Object();
   final List<Message> messages = new ArrayList<>(); // guarded by lock
-  Turn current; // guarded by lock
+  /** Which turn is under way, and how a turn ends. */
+  final TurnEnds ends;
+  /** The steps of the turns. */
+  final TurnSteps steps;
 
   private Agent(Builder b) {
     this.model = b.model;
@@ -169,18 +152,15 @@ public final class Agent {
       }
     }
     if (b.resumeFrom != null) {
-      ConversationSnapshot c = b.resumeFrom.conversation();
-      long now = b.ticker.read();
-      long created = now - Math.max(0, java.time.Duration.between(c.createdAt(), b.clock.instant()).toNanos());
-      ConversationSnapshot mapped = new ConversationSnapshot(c.conversationId(), c.createdAt(), created, c.state(),
-          c.version(), c.detail(), c.turn(), c.roundTrips(), c.reason(), created + (c.tick() - c.createdTick()), null);
-      this.conversation = Conversation.restore(mapped, runtime.events(), b.ticker);
+      this.conversation = AgentResume.restore(b.resumeFrom.conversation(), runtime.events(), b.clock, b.ticker);
       this.resumeAnswers = b.resumeFrom.answered();
     } else {
       this.conversation = Conversation.builder(b.conversationId).clock(b.clock).ticker(b.ticker)
           .eventBus(runtime.events()).build();
       this.resumeAnswers = List.of();
     }
+    this.ends = new TurnEnds(this);
+    this.steps = new TurnSteps(this, ends);
   }
 
   /**
@@ -204,25 +184,7 @@ public final class Agent {
    */
   public CompletionStage<TurnResult> send(String userText) {
     Objects.requireNonNull(userText, "userText");
-    Turn t = new Turn(false);
-    Turn superseded;
-    synchronized (lock) {
-      TransitionResult<ConversationSnapshot> r = conversation.startTurn(ConversationReasons.USER_MESSAGE);
-      if (!r.won()) {
-        return refused(r.snapshot());
-      }
-      superseded = supersede();
-      current = t;
-      messages.add(new UserMessage(userText));
-    }
-    complete(superseded);
-    guarded(t, () -> {
-      if (step(t, ConversationState.PROCESSING_USER_MESSAGE, ConversationState.AWAITING_LLM_RESPONSE,
-          ConversationReasons.MODEL_REQUESTED)) {
-        request(t);
-      }
-    });
-    return t.result.minimalCompletionStage();
+    return steps.send(userText);
   }
 
   /**
@@ -257,70 +219,19 @@ public final class Agent {
       req = req.nestedIn(parentCallId);
     }
     ToolCallRequest asked = new ToolCallRequest(command.callId(), command.toolName(), command.rawArguments());
-    Turn t = new Turn(followUp == CommandFollowUp.RESULT_ONLY);
-    Turn superseded;
-    synchronized (lock) {
-      TransitionResult<ConversationSnapshot> r = conversation.startTurn(USER_COMMAND);
-      if (!r.won()) {
-        return refused(r.snapshot());
-      }
-      superseded = supersede();
-      current = t;
-      t.open(List.of(asked));
-      t.scheduledIndex[0] = 0;
-      if (followUp != CommandFollowUp.RESULT_ONLY) {
-        messages.add(new AssistantMessage("", List.of(asked)));
-      }
-    }
-    complete(superseded);
-    CallRequest scheduled = req;
-    guarded(t, () -> {
-      Batch batch = runtime.schedule(conversation.id(), List.of(scheduled));
-      if (!attach(t, batch)) {
-        return;
-      }
-      batch.whenDone().whenComplete((results, e) -> guarded(t, () -> {
-        if (followUp == CommandFollowUp.ASK_MODEL) {
-          synchronized (lock) {
-            if (!live(t)) {
-              return;
-            }
-            closeOut(t);
-          }
-          if (step(t, ConversationState.PROCESSING_USER_MESSAGE, ConversationState.AWAITING_LLM_RESPONSE,
-              ConversationReasons.MODEL_REQUESTED)) {
-            request(t);
-          }
-          return;
-        }
-        finish(t, TurnResult.Ending.COMMAND, results.get(0).messageForModel(),
-            () -> conversation.stopTurn(COMMAND_DONE));
-      }));
-    });
-    return t.result.minimalCompletionStage();
+    return steps.command(req, asked, followUp);
   }
 
   /**
    * Aborts the turn under way, if any: the conversation goes back to {@code idle}
-   * ({@link ConversationReasons#ABORTED}), every tool call of the turn that has not ended is cancelled (last first),
+   * ({@link dev.toolcall.ConversationReasons#ABORTED}), every tool call of the turn that has not ended is cancelled (last first),
    * each call of the latest response gets its result message (a cancellation when it had not ended), and the turn's
    * stage completes with {@link TurnResult.Ending#ABORTED} before this returns. A model request in flight is
    * cancelled through its stage (see {@link ModelClient}'s cancellation), so a client that honours it stops spending
    * tokens; a response that arrives anyway is ignored. Does nothing when no turn is under way.
    */
   public void abort() {
-    Turn t;
-    synchronized (lock) {
-      t = current;
-      Suspensions.Parked p = suspensions.unpark();
-      if (p != null) { // a suspended turn: end it as any turn, through a continuation that is live
-        t = p.turn().continued();
-        current = t;
-      }
-    }
-    if (t != null) {
-      finish(t, TurnResult.Ending.ABORTED, "The turn was aborted by the user.", conversation::abort);
-    }
+    ends.abort();
   }
 
   /** Whether a turn is under way (the conversation is busy); a new message is refused meanwhile. */
@@ -401,15 +312,6 @@ public final class Agent {
     return suspensions.interrupts();
   }
 
-  /** What the model is told of a call of the resumed turn that neither snapshot holds. */
-  static final String LOST = "Outcome unknown: the process restarted while this call was under way and its result was"
-      + " lost; it may have run. Check its effects before calling it again.";
-
-  /** See {@link AgentResume#afterDecided}. */
-  void afterDecided(Turn t, List<ToolCall> calls) {
-    resumes.afterDecided(t, calls);
-  }
-
   /** The system instructions sent with every model request; empty when there are none. */
   public String instructions() {
     return instructions;
@@ -433,219 +335,6 @@ public final class Agent {
   @Override
   public String toString() {
     return "Agent[" + conversation + "]";
-  }
-
-  // --- the loop -----------------------------------------------------------------------------------------------------
-
-  /** See {@link ModelPhase#request}. */
-  void request(Turn t) {
-    models.request(t);
-  }
-
-  /** See {@link ModelPhase#onModelError}. */
-  void onModelError(Turn t, ModelException e) {
-    models.onModelError(t, e);
-  }
-
-  /** See {@link ModelPhase#continueOrStop}. */
-  void continueOrStop(Turn t) {
-    models.continueOrStop(t);
-  }
-
-  // --- steps, ends and results ----------------------------------------------------------------------------------
-
-  /** Whether {@code t} is the turn under way and has not ended. Under lock. */
-  boolean live(Turn t) {
-    return !t.ended && current == t;
-  }
-
-  /**
-   * One change of the conversation by turn {@code t}: made only while {@code t} is live. A change lost although the
-   * turn is live means something outside the agent moved the conversation: the turn ends.
-   */
-  boolean step(Turn t, ConversationState from, ConversationState to, Reason reason) {
-    synchronized (lock) {
-      if (!live(t)) {
-        return false;
-      }
-      if (conversation.transition(from, to, reason).won()) {
-        return true;
-      }
-    }
-    stoppedOutside(t);
-    return false;
-  }
-
-  void stoppedOutside(Turn t) {
-    finish(t, TurnResult.Ending.ABORTED, "The turn was stopped outside the agent; the conversation is "
-        + conversation.state().wireName() + ".", () -> conversation.stopTurn(ConversationReasons.ABORTED));
-  }
-
-  /** Stores the batch in the turn; when the turn has already ended, cancels it instead and returns false. */
-  boolean attach(Turn t, Batch batch) {
-    synchronized (lock) {
-      if (live(t)) {
-        t.batch = batch;
-        return true;
-      }
-    }
-    cancelAll(batch, "the turn was stopped");
-    return false;
-  }
-
-  /**
-   * {@link Batch#cancelAll}, last call first: cancelling in request order would end a call before the later ones
-   * are cancelled, and under {@link dev.toolcall.execution.ExecutionOrder#SEQUENTIAL} that opens the next call's
-   * gate, which could then start its tool before it is cancelled.
-   */
-  static void cancelAll(Batch batch, String reason) {
-    List<ToolCall> calls = batch.calls();
-    for (int i = calls.size() - 1; i >= 0; i--) {
-      calls.get(i).cancel(reason);
-    }
-  }
-
-  /**
-   * Ends {@code t} once (later calls do nothing): under the lock, makes the conversation change {@code end}, cancels
-   * what is left of the turn's tool calls, adds the result message of each call of the latest response; then
-   * completes the turn's stage.
-   */
-  void finish(Turn t, TurnResult.Ending ending, String text, Runnable end) {
-    TurnResult result;
-    synchronized (lock) {
-      result = endLocked(t, ending, text, end);
-    }
-    if (result != null) {
-      log.debug("conversation {} turn ended: {}", conversation.id(), ending);
-      cancelModelRequest(t);
-      t.result.complete(result);
-    }
-  }
-
-  /** Cancels the model request of ended turn {@code t}, if one is in flight: its tokens are not spent for nothing. */
-  void cancelModelRequest(Turn t) {
-    CompletionStage<ModelResponse> r;
-    synchronized (lock) {
-      r = t.modelRequest;
-      t.modelRequest = null;
-    }
-    if (r != null) {
-      ModelClients.cancel(r);
-    }
-  }
-
-  /** {@link #finish} without completing the stage; null when the turn had already ended. Under lock. */
-  TurnResult endLocked(Turn t, TurnResult.Ending ending, String text, Runnable end) {
-    if (t.ended) {
-      return null;
-    }
-    t.ended = true;
-    end.run();
-    String why = ending == TurnResult.Ending.ABORTED ? "the user aborted the turn" : "the turn ended";
-    if (t.batch != null) {
-      cancelAll(t.batch, why);
-    }
-    StreamedCalls.Streamed st = t.stream;
-    if (st != null) {
-      st.batch.cancelAll(why);
-      st.hold.complete(null); // nothing left to start: lets the cancelled calls' pipelines finish
-    }
-    for (ToolCall c : t.resumed.values()) { // a resumed turn's restored calls
-      if (!c.isTerminal()) {
-        c.cancel(why);
-      }
-    }
-    closeOut(t);
-    return new TurnResult(ending, text, t.toolResults, t.callResults, t.usage);
-  }
-
-  /**
-   * Adds one result message per call of the latest response that has none yet, in request order: the guard's
-   * refusal, the call's terminal outcome, or a cancellation for a call that never ran. Under lock.
-   */
-  void closeOut(Turn t) {
-    List<ToolCallRequest> open = t.open;
-    for (int i = 0; i < open.size(); i++) {
-      ToolCallRequest c = open.get(i);
-      String content;
-      boolean isError = true;
-      CallResult callResult = null;
-      int j = t.scheduledIndex[i];
-      ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : t.resumed.get(c.id());
-      if (call != null && call.isTerminal()) {
-        callResult = new CallResult(call.snapshot());
-      }
-      ToolResultMessage given = t.given.get(c.id());
-      if (t.refusals[i] != null) {
-        content = t.refusals[i];
-      } else if (given != null) {
-        content = given.content();
-        isError = given.isError();
-      } else if (callResult != null) {
-        content = callResult.messageForModel();
-        isError = callResult.isError();
-      } else {
-        content = "Cancelled: the turn ended before this call ran.";
-      }
-      answeredIds.add(c.id());
-      ToolResultMessage m = new ToolResultMessage(c.id(), c.name(), content, isError);
-      t.toolResults.add(m);
-      if (callResult != null) {
-        t.callResults.add(callResult);
-      }
-      if (!t.command) {
-        messages.add(m);
-      }
-    }
-    t.open(List.of());
-  }
-
-  void guarded(Turn t, Runnable step) {
-    try {
-      step.run();
-    } catch (RuntimeException | Error e) { // the turn always ends with a TurnResult
-      log.error("conversation {}: the turn loop failed", conversation.id(), e);
-      String error = "The turn failed: the turn loop hit an internal error (" + e + ").";
-      finish(t, TurnResult.Ending.FAILED, error, () -> {
-        ConversationState s = conversation.state();
-        if (s.canTransitionTo(ConversationState.FAILED)) {
-          conversation.fail(s, error);
-        } else {
-          conversation.stopTurn(INTERNAL_ERROR);
-        }
-      });
-    }
-  }
-
-  /**
-   * A new turn started although the current one has not ended: something outside the agent moved the conversation
-   * to idle or failed. Ends the old turn as aborted, without touching the conversation. Under lock.
-   */
-  Turn supersede() {
-    Suspensions.Parked parked = suspensions.unpark();
-    if (parked != null) { // an interrupted turn that something outside the agent ended: its calls end with it
-      endLocked(parked.turn().continued(), TurnResult.Ending.ABORTED,
-          "The turn was stopped outside the agent before a new one started.", () -> {});
-    }
-    Turn old = current;
-    if (old == null || old.ended) {
-      return null;
-    }
-    old.superseded = endLocked(old, TurnResult.Ending.ABORTED,
-        "The turn was stopped outside the agent before a new one started.", () -> {});
-    return old;
-  }
-
-  void complete(Turn superseded) {
-    if (superseded != null && superseded.superseded != null) {
-      cancelModelRequest(superseded);
-      superseded.result.complete(superseded.superseded);
-    }
-  }
-
-  static CompletionStage<TurnResult> refused(ConversationSnapshot s) {
-    return CompletableFuture.failedFuture(new IllegalStateException("a turn is already responding (conversation "
-        + s.conversationId() + " is " + s.state().wireName() + "): wait for its result or abort it"));
   }
 
   /** Builds an {@link Agent}; not thread-safe; each setter checks its value at once, naming the parameter. */

@@ -1,5 +1,6 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.ConversationSnapshot;
 import dev.toolcall.ConversationReasons;
 import dev.toolcall.ConversationState;
 import dev.toolcall.ToolCall;
@@ -19,28 +20,45 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * An agent's durability across a restart: what {@link Agent#snapshot()} keeps of the turn's open calls, and how
- * {@link Agent#resume(List)} goes on with the restored turn from the state the conversation was in (the restored
- * calls matched to the last model response's open calls, then awaited without holding a thread). Package-private;
- * it works on the agent's state under the agent's lock, as {@link Suspensions} does.
+ * {@link Agent#resume(List)} goes on with the restored turn from the state the conversation was in: the restored
+ * calls are matched to the last model response's open calls, and the turn goes on with the step of
+ * {@link TurnSteps} that state calls for (which awaits the calls without holding a thread). Package-private; it works
+ * on the agent's state under the agent's lock, as {@link Suspensions} does.
  */
 final class AgentResume {
+  /** What the model is told of a call of the resumed turn that neither snapshot holds. */
+  static final String LOST = "Outcome unknown: the process restarted while this call was under way and its result was"
+      + " lost; it may have run. Check its effects before calling it again.";
+
   private final Agent agent;
 
   AgentResume(Agent agent) {
     this.agent = agent;
   }
 
+  /**
+   * The conversation of an agent built to resume from {@code c}: restored with its wall-clock times, its ticks moved
+   * onto {@code ticker} (the instant it was created lies as far back on the ticker as on the clock).
+   */
+  static Conversation restore(ConversationSnapshot c, dev.toolcall.event.EventBus bus, java.time.Clock clock,
+      dev.toolcall.Ticker ticker) {
+    long now = ticker.read();
+    long created = now - Math.max(0, java.time.Duration.between(c.createdAt(), clock.instant()).toNanos());
+    ConversationSnapshot mapped = new ConversationSnapshot(c.conversationId(), c.createdAt(), created, c.state(),
+        c.version(), c.detail(), c.turn(), c.roundTrips(), c.reason(), created + (c.tick() - c.createdTick()), null);
+    return Conversation.restore(mapped, bus, ticker);
+  }
+
   /** See {@link Agent#snapshot()}. */
   AgentSnapshot snapshot() {
     synchronized (agent.lock) {
       List<ToolResultMessage> answered = new ArrayList<>();
-      Turn t = agent.current;
+      Turn t = agent.ends.current;
       Suspensions.Parked parked = agent.suspensions.parked();
       if (t != null && (!t.ended || parked != null && parked.turn() == t)) {
         for (int i = 0; i < t.open.size(); i++) {
           ToolCallRequest c = t.open.get(i);
-          int j = t.scheduledIndex[i];
-          ToolCall call = j >= 0 && t.batch != null ? t.batch.calls().get(j) : t.resumed.get(c.id());
+          ToolCall call = t.callOf(i);
           dev.toolcall.ToolCallSnapshot s = call == null ? null : call.snapshot();
           ToolResultMessage known = t.given.get(c.id());
           if (t.refusals[i] != null) {
@@ -73,15 +91,16 @@ final class AgentResume {
     synchronized (agent.lock) {
       from = agent.conversation.state();
       if (agent.suspensions.parked() != null) {
-        return CompletableFuture.failedFuture(new IllegalStateException("agent.conversation " + agent.conversation.id()
+        return CompletableFuture.failedFuture(new IllegalStateException("conversation " + agent.conversation.id()
             + " has an interrupted turn: go on with it with resumeWith(decisions)"));
       }
-      if (!from.isBusy() || (agent.current != null && !agent.current.ended)) {
-        return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: agent.conversation "
-            + agent.conversation.id() + " is " + from.wireName() + (agent.current != null && !agent.current.ended
+      Turn running = agent.ends.current;
+      if (!from.isBusy() || (running != null && !running.ended)) {
+        return CompletableFuture.failedFuture(new IllegalStateException("no turn to resume: conversation "
+            + agent.conversation.id() + " is " + from.wireName() + (running != null && !running.ended
             ? " and a turn is running" : "")));
       }
-      agent.current = t;
+      agent.ends.current = t;
       List<ToolCallRequest> open = openCalls();
       t.open(open);
       Map<String, ToolResultMessage> given = new HashMap<>();
@@ -99,14 +118,14 @@ final class AgentResume {
         if (call != null) {
           mine.put(c.id(), call);
         } else {
-          t.refusals[i] = Agent.LOST;
+          t.refusals[i] = LOST;
         }
       }
       given.keySet().retainAll(open.stream().map(ToolCallRequest::id).toList());
       t.given = given;
       t.resumed = mine;
     }
-    agent.guarded(t, () -> resumeFrom(t, from));
+    agent.steps.guarded(t, () -> resumeFrom(t, from));
     return t.result.minimalCompletionStage();
   }
 
@@ -124,7 +143,9 @@ final class AgentResume {
     return List.of();
   }
 
-  void resumeFrom(Turn t, ConversationState from) {
+  /** The step the restored turn goes on with, from the state the conversation was in. */
+  private void resumeFrom(Turn t, ConversationState from) {
+    TurnSteps steps = agent.steps;
     List<ToolCall> calls;
     synchronized (agent.lock) {
       calls = List.copyOf(t.resumed.values());
@@ -132,72 +153,49 @@ final class AgentResume {
     switch (from) {
       case AWAITING_TOOL_APPROVAL -> {
         if (!agent.suspend || !agent.suspensions.suspendResumed(t, calls)) {
-          afterDecided(t, calls);
+          steps.afterDecided(t, calls);
         }
       }
       case PROCESSING_LLM_RESPONSE -> {
-        if (agent.step(t, from, ConversationState.EXECUTING_TOOLS, ConversationReasons.TOOLS_STARTED)) {
-          afterTools(t, calls);
+        if (steps.step(t, from, ConversationState.EXECUTING_TOOLS, ConversationReasons.TOOLS_STARTED)) {
+          steps.afterTools(t, calls);
         }
       }
-      case EXECUTING_TOOLS -> afterTools(t, calls);
+      case EXECUTING_TOOLS -> steps.afterTools(t, calls);
       case TRANSIENT_FAILURE -> {
         boolean tools = !t.open.isEmpty();
-        if (agent.step(t, from, tools ? ConversationState.EXECUTING_TOOLS : ConversationState.AWAITING_LLM_RESPONSE,
+        if (steps.step(t, from, tools ? ConversationState.EXECUTING_TOOLS : ConversationState.AWAITING_LLM_RESPONSE,
             ConversationReasons.RETRYING)) {
           if (tools) {
-            afterTools(t, calls);
+            steps.afterTools(t, calls);
           } else {
-            agent.request(t);
+            steps.requestModel(t);
           }
         }
       }
       case PROCESSING_TOOL_RESULTS, HANDLING_TOOL_ERROR -> {
         synchronized (agent.lock) {
-          agent.closeOut(t);
+          t.closeOut(agent.messages, agent.answeredIds);
         }
-        if (agent.step(t, from, ConversationState.GENERATING_RESPONSE, ConversationReasons.CONTINUING)) {
-          agent.continueOrStop(t);
+        if (steps.step(t, from, ConversationState.GENERATING_RESPONSE, ConversationReasons.CONTINUING)) {
+          steps.continueOrStop(t);
         }
       }
       case GENERATING_RESPONSE -> {
         synchronized (agent.lock) {
-          agent.closeOut(t);
+          t.closeOut(agent.messages, agent.answeredIds);
         }
-        agent.continueOrStop(t);
+        steps.continueOrStop(t);
       }
       case PROCESSING_USER_MESSAGE -> {
-        if (agent.step(t, from, ConversationState.AWAITING_LLM_RESPONSE, ConversationReasons.MODEL_REQUESTED)) {
-          agent.request(t);
+        if (steps.step(t, from, ConversationState.AWAITING_LLM_RESPONSE, ConversationReasons.MODEL_REQUESTED)) {
+          steps.requestModel(t);
         }
       }
-      case AWAITING_LLM_RESPONSE -> agent.request(t);
-      default -> agent.finish(t, TurnResult.Ending.FAILED, "Nothing to resume from " + from.wireName() + ".",
-          () -> agent.conversation.stopTurn(Agent.INTERNAL_ERROR));
+      case AWAITING_LLM_RESPONSE -> steps.requestModel(t);
+      default -> agent.ends.finish(t, TurnResult.Ending.FAILED, "Nothing to resume from " + from.wireName() + ".",
+          () -> agent.conversation.stopTurn(TurnSteps.INTERNAL_ERROR));
     }
-  }
-
-  /**
-   * In awaiting_tool_approval with restored calls: once none waits for a decision, the denials go to the model or
-   * the approved calls' results are awaited in executing_tools. Registers callbacks; holds no thread.
-   */
-  void afterDecided(Turn t, List<ToolCall> calls) {
-    whenDecided(calls).whenComplete((x, e) -> agent.guarded(t, () -> {
-      if (calls.stream().allMatch(ToolCall::isTerminal) && calls.stream().noneMatch(c -> c.snapshot().toolStarted())) {
-        agent.tools.onAllDenied(t);
-      } else if (agent.step(t, ConversationState.AWAITING_TOOL_APPROVAL, ConversationState.EXECUTING_TOOLS,
-          ConversationReasons.TOOLS_STARTED)) {
-        afterTools(t, calls);
-      }
-    }));
-  }
-
-  /** In executing_tools: once every restored call has ended, the tool phase ends as a batch's would. */
-  void afterTools(Turn t, List<ToolCall> calls) {
-    CompletableFuture<?>[] ends = calls.stream().map(c -> c.whenTerminal().toCompletableFuture())
-        .toArray(CompletableFuture[]::new);
-    CompletableFuture.allOf(ends).whenComplete((x, e) -> agent.guarded(t, () -> agent.tools.onBatchDone(t,
-        calls.stream().map(c -> new CallResult(c.snapshot())).toList())));
   }
 
   /** Completes once none of {@code calls} waits for a decision (each was decided, or ended). */

@@ -1,12 +1,9 @@
 package dev.toolcall.conversation;
 
-import dev.toolcall.ConversationReasons;
-import dev.toolcall.ConversationState;
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.ToolCallSnapshot;
-import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.OpenBatch;
 import java.util.ArrayList;
@@ -19,13 +16,17 @@ import java.util.concurrent.CompletableFuture;
  * The assembly of the tool calls a model streams, for one {@link Agent}: a call is announced on the scheduler's open
  * batch as soon as the stream names it, its argument fragments fill in, and once they are complete the per-call guards
  * decide whether it is validated and authorized (its tool waits for the tool phase) or refused. Runs on the stream's
- * thread, one delta at a time; every read or write of the turn's state holds the agent's lock.
+ * thread, one delta at a time; every read or write of the turn's state holds the agent's lock. A helper of
+ * {@link TurnSteps}, which calls it for each delta and once the response is complete: it takes no step of the turn
+ * (the conversation does not move here).
  */
 final class StreamedCalls {
   private final Agent agent;
+  private final TurnEnds ends;
 
-  StreamedCalls(Agent agent) {
+  StreamedCalls(Agent agent, TurnEnds ends) {
     this.agent = agent;
+    this.ends = ends;
   }
 
   /**
@@ -39,7 +40,7 @@ final class StreamedCalls {
       String refusal;
       CallRequest req;
       synchronized (agent.lock) {
-        if (!agent.live(t)) {
+        if (!ends.live(t)) {
           return;
         }
         st = t.stream;
@@ -84,22 +85,12 @@ final class StreamedCalls {
     }
   }
 
-  void onResponse(Turn t, ModelResponse response) {
-    List<ToolCallRequest> calls = response.toolCalls();
-    Streamed st;
-    synchronized (agent.lock) {
-      if (!agent.live(t)) {
-        return;
-      }
-      st = t.stream;
-    }
-    if (!streamedAsResponse(st, calls)) {
-      dropStream(t, "the model's streamed tool calls differ from its response");
-      agent.onModelError(t, ModelException.of(ModelException.Kind.MALFORMED_RESPONSE,
-          "the model client streamed other tool calls than its response holds"));
-      return;
-    }
-    // a client whose stream did not announce (all) its calls: they take the same path now
+  /**
+   * The complete response's calls that the stream did not announce (a client that streams no calls, or not all):
+   * they take the same path now, as if streamed; then each call refused before scheduling is put on the bus.
+   * {@code st} is the stream as it was when the response completed.
+   */
+  void takeUnstreamed(Turn t, Streamed st, List<ToolCallRequest> calls) {
     for (int i = st == null ? 0 : st.announced.size(); i < calls.size(); i++) {
       ToolCallRequest c = calls.get(i);
       onDelta(t, new ModelDelta.ToolCallStarted(c.id(), c.name()));
@@ -107,58 +98,6 @@ final class StreamedCalls {
       onDelta(t, new ModelDelta.ToolCallCompleted(c.id()));
     }
     publishRefused(t, calls);
-    synchronized (agent.lock) {
-      if (!agent.live(t)) {
-        return;
-      }
-      st = t.stream;
-      if (st != null) {
-        st.responded = true;
-      }
-      if (!agent.conversation.transition(ConversationState.AWAITING_LLM_RESPONSE,
-          ConversationState.PROCESSING_LLM_RESPONSE,
-          ConversationReasons.MODEL_RESPONDED).won()) {
-        t.lostStep = true;
-      } else {
-        agent.messages.add(response.toMessage());
-        t.usage = t.usage.plus(response.usage());
-        t.open(calls);
-        for (int i = 0; i < calls.size(); i++) {
-          t.scheduledIndex[i] = st.announced.get(i).batchIndex;
-          t.refusals[i] = st.loop == null ? st.announced.get(i).refusal
-              : i == st.loopIndex ? st.loop.message() : Agent.LOOP_NOT_RUN;
-        }
-      }
-    }
-    if (t.lostStep) {
-      agent.stoppedOutside(t);
-      return;
-    }
-    if (!response.hasToolCalls()) {
-      agent.finish(t, TurnResult.Ending.ANSWERED, response.text(),
-          () -> agent.conversation.transition(ConversationState.PROCESSING_LLM_RESPONSE, ConversationState.IDLE,
-              ConversationReasons.FINAL_ANSWER));
-      return;
-    }
-    Batch batch = st.batch.seal();
-    if (!agent.attach(t, batch)) {
-      return;
-    }
-    if (st.loop != null) {
-      agent.finish(t, TurnResult.Ending.LOOP_DETECTED, st.loop.message(),
-          () -> agent.conversation.stopTurn(ConversationReasons.LOOP_DETECTED));
-      return;
-    }
-    boolean noneCanRun = true;
-    for (Announced a : st.announced) {
-      noneCanRun &= a.refusal != null || invalid(a.call);
-    }
-    if (noneCanRun) { // seed 03: processing_llm_response -> handling_tool_error (invalid tool calls)
-      st.hold.complete(null);
-      batch.whenDone().whenComplete((results, e) -> agent.guarded(t, () -> agent.tools.onAllRefused(t, calls)));
-      return;
-    }
-    agent.tools.toolPhase(t, st, batch);
   }
 
   /**
@@ -170,7 +109,7 @@ final class StreamedCalls {
     List<Announced> refused = new java.util.ArrayList<>();
     List<String> raw = new java.util.ArrayList<>();
     synchronized (agent.lock) {
-      Streamed st = agent.live(t) ? t.stream : null;
+      Streamed st = ends.live(t) ? t.stream : null;
       for (int i = 0; st != null && i < st.announced.size() && i < calls.size(); i++) {
         Announced a = st.announced.get(i);
         if (a.call == null && a.refusal != null && !a.published) {
@@ -237,7 +176,7 @@ final class StreamedCalls {
   /** The calls of the response being streamed while {@code t} is live and the response is not complete, else null. */
   Streamed stream(Turn t) {
     synchronized (agent.lock) {
-      Streamed st = agent.live(t) ? t.stream : null;
+      Streamed st = ends.live(t) ? t.stream : null;
       return st == null || st.responded ? null : st;
     }
   }
@@ -250,7 +189,7 @@ final class StreamedCalls {
     ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
     GuardDecision d = null;
     synchronized (agent.lock) {
-      if (!agent.live(t)) {
+      if (!ends.live(t)) {
         return;
       }
       if (st.loop == null) {
@@ -267,7 +206,7 @@ final class StreamedCalls {
       st.batch.complete(a.call);
       return;
     }
-    a.refusal = d != null ? d.message() : Agent.LOOP_NOT_RUN;
+    a.refusal = d != null ? d.message() : TurnSteps.LOOP_NOT_RUN;
     st.batch.fail(a.call, FailureKind.LIMIT_EXCEEDED, a.refusal);
   }
 
@@ -280,7 +219,7 @@ final class StreamedCalls {
     synchronized (agent.lock) {
       st = t.stream;
       t.stream = null;
-      if (st != null && agent.live(t)) {
+      if (st != null && ends.live(t)) {
         t.requested.subList(st.requestedMark, t.requested.size()).clear();
       }
     }

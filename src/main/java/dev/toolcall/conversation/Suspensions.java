@@ -78,7 +78,7 @@ final class Suspensions {
   private boolean park(Turn t, StreamedCalls.Streamed st, Batch batch, List<ToolCall> calls) {
     TurnResult r;
     synchronized (agent.lock) {
-      if (!agent.live(t)) {
+      if (!agent.ends.live(t)) {
         return true; // ended meanwhile (an abort): nothing to suspend
       }
       List<Interrupt> open = interrupts(calls);
@@ -141,7 +141,7 @@ final class Suspensions {
         }
         parked = null;
         next = p.turn.continued();
-        agent.current = next;
+        agent.ends.current = next;
         if (p.stream != null && p.stream.retries != null) {
           p.stream.retries.follow(next);
         }
@@ -150,9 +150,9 @@ final class Suspensions {
     Agent.log.debug("conversation {}: interrupted turn resumed", agent.conversation.id());
     CompletionStage<TurnResult> ended = next.result.thenApply(r -> r.withDecisions(reports));
     if (p.stream != null) {
-      agent.guarded(next, () -> agent.tools.afterApproval(next, p.stream, p.batch));
+      agent.steps.guarded(next, () -> agent.steps.afterApproval(next, p.stream, p.batch));
     } else {
-      agent.guarded(next, () -> agent.afterDecided(next, p.calls));
+      agent.steps.guarded(next, () -> agent.steps.afterDecided(next, p.calls));
     }
     return ended;
   }

@@ -64,7 +64,7 @@ final class ToolRetryWatch implements RetryListener {
   public void retryScheduled(ToolCall call, Change.RetryScheduled r) {
     String id = call.callId();
     synchronized (agent.lock) {
-      if (!started || stopped || !agent.live(turn)) {
+      if (!started || stopped || !agent.ends.live(turn)) {
         return;
       }
       waiting.put(id, r.nextAttempt());
@@ -95,7 +95,7 @@ final class ToolRetryWatch implements RetryListener {
 
   /** Under the agent's lock: transient_failure -> executing_tools once no call waits out a backoff. */
   private void resumeIfNoneWaits() {
-    if (waiting.isEmpty() && agent.live(turn)
+    if (waiting.isEmpty() && agent.ends.live(turn)
         && agent.conversation.state() == ConversationState.TRANSIENT_FAILURE) {
       agent.conversation.transition(ConversationState.TRANSIENT_FAILURE, ConversationState.EXECUTING_TOOLS,
           ConversationReasons.RETRYING);

@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
  * Thread-safe: every access to the map holds its monitor, briefly.
  */
 final class KnownCalls {
+  /** How many ended calls the window keeps by default (every call not yet ended is kept too). */
+  static final int DEFAULT_CAP = 4_096;
 
   /** The key of a call id in a session. */
   record CallKey(String sessionId, String callId) {}
@@ -151,6 +153,19 @@ final class KnownCalls {
     synchronized (map) {
       return map.get(key);
     }
+  }
+
+  /** The call {@code key} names if it is built and has not ended, else null. */
+  ToolCall callNow(CallKey key) {
+    Known k = get(key);
+    return k == null ? null : k.callNow();
+  }
+
+  /** {@link ToolScheduler#takeOver}: the run of {@code call}, if it is this one's and runs here, takes it over. */
+  boolean takeOver(ToolCall call) {
+    Known k = get(new CallKey(call.sessionId(), call.callId()));
+    CallRun run = k == null ? null : k.run;
+    return run != null && run.call == call && run.takeOver();
   }
 
   /** How many ids the window holds (for tests). */

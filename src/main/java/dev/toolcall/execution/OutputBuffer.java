@@ -13,7 +13,7 @@ final class OutputBuffer {
   private final ToolCall call;
   private final int maxPendingChars;
   private final Runnable armFlush;
-  private final ToolScheduler.Counters counters;
+  private final SchedulerCounters counters;
 
   private final Object flushLock = new Object();
   private StringBuilder pending = new StringBuilder(); // guarded by this
@@ -21,7 +21,7 @@ final class OutputBuffer {
   private long sequence; // guarded by this
   private boolean armed; // guarded by this
 
-  OutputBuffer(ToolCall call, int maxPendingChars, Runnable armFlush, ToolScheduler.Counters counters) {
+  OutputBuffer(ToolCall call, int maxPendingChars, Runnable armFlush, SchedulerCounters counters) {
     this.call = call;
     this.maxPendingChars = maxPendingChars;
     this.armFlush = armFlush;

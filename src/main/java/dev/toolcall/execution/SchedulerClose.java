@@ -3,11 +3,15 @@ package dev.toolcall.execution;
 import dev.toolcall.ToolCall;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 
 /**
- * The end of one {@link ToolScheduler}: {@link ToolScheduler#close(Duration)} cancels every call that has not ended,
+ * The threads one {@link ToolScheduler} owns, and its end. Without an executor of the user's, the scheduler makes its
+ * own ({@link #defaultExecutor}). {@link ToolScheduler#close(Duration)} cancels every call that has not ended,
  * {@link ToolScheduler#handOff} leaves them as they are for the other runtimes of a shared store; both close the
  * scheduler's own timer and give its own executor's running tools the grace period, then interrupt them. Whichever
  * comes first decides; later calls do nothing.
@@ -20,6 +24,20 @@ final class SchedulerClose {
 
   SchedulerClose(ToolScheduler sched) {
     this.sched = sched;
+  }
+
+  /** Virtual threads on JDK 21+ (found at run time), else a cached pool of daemon threads. */
+  static ExecutorService defaultExecutor() {
+    try {
+      return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+    } catch (ReflectiveOperationException e) {
+      AtomicInteger n = new AtomicInteger();
+      return Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "toolcall-tool-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+    }
   }
 
   /** Closes, ending the calls or ({@code handOff}) leaving them to the other runtimes. */

@@ -9,7 +9,6 @@ import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.event.EventBus;
 import dev.toolcall.event.ToolSetEvent;
 import dev.toolcall.execution.KnownCalls.CallKey;
-import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.tool.ToolRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,11 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -65,20 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class ToolScheduler implements AutoCloseable {
 
   static final Logger log = LoggerFactory.getLogger(ToolScheduler.class);
-  /** How many ended calls the window of known call ids keeps by default (every call not yet ended is kept too). */
-  static final int DEFAULT_KNOWN_CALLS = 4_096;
   static final Reason VALIDATING = Reason.VALIDATING;
-
-  /** Counters shared with the per-call helpers. */
-  static final class Counters {
-    final LongAdder scheduled = new LongAdder();
-    final LongAdder attempts = new LongAdder();
-    final LongAdder discarded = new LongAdder();
-    final LongAdder abandoned = new LongAdder();
-    final AtomicLong stillRunning = new AtomicLong();
-    final LongAdder droppedOutput = new LongAdder();
-    final LongAdder rejections = new LongAdder();
-  }
 
   final Validator validator;
   final Authorizer authorizer;
@@ -100,7 +82,8 @@ public final class ToolScheduler implements AutoCloseable {
   final boolean ownsTimer;
   final int maxOutputChars;
   final Duration outputFlushInterval;
-  final Counters counters = new Counters();
+  /** Counters shared with the per-call helpers. */
+  final SchedulerCounters counters = new SchedulerCounters();
   final KnownCalls known;
   /** Where each change of the calls scheduled here is written first; null: memory only. */
   final dev.toolcall.CallStore store;
@@ -121,13 +104,8 @@ public final class ToolScheduler implements AutoCloseable {
   private ToolScheduler(Builder b) {
     this.validator = b.validator;
     this.authorizer = b.authorizer;
-    if (b.executor != null) {
-      this.executor = b.executor;
-      this.ownedExecutor = null;
-    } else {
-      this.ownedExecutor = defaultExecutor();
-      this.executor = ownedExecutor;
-    }
+    this.ownedExecutor = b.executor == null ? SchedulerClose.defaultExecutor() : null;
+    this.executor = b.executor == null ? ownedExecutor : b.executor;
     this.bus = b.bus == null ? EventBus.create() : b.bus;
     this.clock = b.clock;
     this.ticker = b.ticker;
@@ -278,8 +256,7 @@ public final class ToolScheduler implements AutoCloseable {
   public Optional<ToolCall> call(String sessionId, String callId) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(callId, "callId");
-    Known k = known.get(new CallKey(sessionId, callId));
-    return Optional.ofNullable(k == null ? null : k.callNow());
+    return Optional.ofNullable(known.callNow(new CallKey(sessionId, callId)));
   }
 
   /**
@@ -292,9 +269,7 @@ public final class ToolScheduler implements AutoCloseable {
    */
   public boolean takeOver(ToolCall call) {
     Objects.requireNonNull(call, "call");
-    Known k = known.get(new CallKey(call.sessionId(), call.callId()));
-    CallRun run = k == null ? null : k.run;
-    return run != null && run.call == call && run.takeOver();
+    return known.takeOver(call);
   }
 
   /**
@@ -338,9 +313,7 @@ public final class ToolScheduler implements AutoCloseable {
 
   /** Counters of what the scheduler had to contain. */
   public SchedulerStats stats() {
-    return new SchedulerStats(counters.scheduled.sum(), counters.attempts.sum(), counters.discarded.sum(),
-        counters.abandoned.sum(), counters.stillRunning.get(), counters.droppedOutput.sum(),
-        counters.rejections.sum());
+    return counters.stats();
   }
 
   /** Concurrency permits in use (running calls, plus calls whose stuck tool was abandoned are not counted). */
@@ -360,7 +333,7 @@ public final class ToolScheduler implements AutoCloseable {
    * {@code grace} even when a tool ignores interrupts. Idempotent.
    */
   public void close(Duration grace) {
-    close(grace, false);
+    closing.close(Objects.requireNonNull(grace, "grace"), false);
   }
 
   /**
@@ -371,30 +344,12 @@ public final class ToolScheduler implements AutoCloseable {
    * once its leases lapse. Idempotent with {@link #close}: whichever comes first decides.
    */
   public void handOff(Duration grace) {
-    close(grace, true);
-  }
-
-  private void close(Duration grace, boolean handOff) {
-    Objects.requireNonNull(grace, "grace");
-    closing.close(grace, handOff);
+    closing.close(Objects.requireNonNull(grace, "grace"), true);
   }
 
   /** Whether {@link #close} was called. */
   public boolean isClosed() {
     return closed;
-  }
-
-  static ExecutorService defaultExecutor() {
-    try {
-      return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-    } catch (ReflectiveOperationException e) {
-      AtomicInteger n = new AtomicInteger();
-      return Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "toolcall-tool-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
-    }
   }
 
   /**
@@ -419,7 +374,7 @@ public final class ToolScheduler implements AutoCloseable {
     private DeadlineTimer timer;
     private int maxOutputChars = 1 << 20;
     private Duration outputFlushInterval = Duration.ofMillis(20);
-    private int knownCalls = DEFAULT_KNOWN_CALLS;
+    private int knownCalls = KnownCalls.DEFAULT_CAP;
 
     private Builder() {}
 

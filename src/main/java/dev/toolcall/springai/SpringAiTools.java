@@ -31,7 +31,7 @@ import org.springframework.ai.tool.execution.ToolExecutionException;
  * <p>Failures: an input schema that is not a JSON object, or not a valid JSON Schema, throws
  * {@link IllegalArgumentException} when the tool is made or registered. A {@link ToolExecutionException} ends the call FAILED ({@code tool_error}) with its cause's
  * message for the model; anything else the callback throws ends it FAILED through the scheduler's usual error text;
- * none is retried unless it is a {@link dev.toolcall.tool.TransientToolException}. A null result is
+ * none is retried unless it is a {@link dev.toolcall.TransientToolException}. A null result is
  * an empty text. Nothing is logged here.
  */
 public final class SpringAiTools {
