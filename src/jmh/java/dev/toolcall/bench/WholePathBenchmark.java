@@ -208,8 +208,10 @@ public class WholePathBenchmark {
         .tools(dev.toolcall.springai.SpringAiTools.tool(springCallback, b -> b.requiresApproval(false)))
         .permissions(p -> p.policy(policy)).scheduler(s -> s.executor(Runnable::run)).build();
     ourSpringManager = dev.toolcall.springai.SpringAiToolCallingManager.create(springRuntime);
+    // one prompt for both managers, naming its conversation as a ChatClient with chat memory does
     springPrompt = new Prompt(List.of(new UserMessage("write the app")),
-        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false).build());
+        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false)
+            .toolContext(dev.toolcall.springai.SpringAiToolCallingManager.CONVERSATION_ID, "session-1").build());
     AssistantMessage assistant = AssistantMessage.builder().content("")
         .toolCalls(List.of(new AssistantMessage.ToolCall("call_1", "function", m.getName(), args))).build();
     springResponse = new ChatResponse(List.of(new Generation(assistant)));
@@ -311,15 +313,13 @@ public class WholePathBenchmark {
   }
 
   /**
-   * A Spring AI callback through this library's drop-in {@code ToolCallingManager} and runtime. The assistant
-   * message's call id repeats, so each call uses a session of its own (an id is scheduled once per session).
+   * A Spring AI callback through this library's drop-in {@code ToolCallingManager} and runtime, on the same prompt and
+   * response as {@link #springAiToolCallingManager}. The provider's call id repeats; the manager gives each call an
+   * id of its own inside the library, so every call runs.
    */
   @Benchmark
   public ToolExecutionResult toolcallRuntimeSpringAiManager() {
-    return ourSpringManager.executeToolCalls(new Prompt(springPrompt.getInstructions(),
-        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false)
-            .toolContext(dev.toolcall.springai.SpringAiToolCallingManager.CONVERSATION_ID, "s" + (ids++)).build()),
-        springResponse);
+    return ourSpringManager.executeToolCalls(springPrompt, springResponse);
   }
 
   @Benchmark
