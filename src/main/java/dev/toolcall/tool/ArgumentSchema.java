@@ -28,9 +28,16 @@ import java.util.Optional;
 final class ArgumentSchema {
 
   private final Schema schema;
+  /**
+   * The configuration each validation starts from, read once: networknt's {@code createExecutionContext()} builds a
+   * whole context (its collections and paths) to give it, and the configuration is immutable (a validation that
+   * changes it sets a new one on its own context).
+   */
+  private final ExecutionConfig config;
 
   private ArgumentSchema(Schema schema) {
     this.schema = schema;
+    this.config = schema.createExecutionContext().getExecutionConfig();
   }
 
   /** A compiler for one registry build: holds the networknt registry (and its loaded meta-schemas). */
@@ -117,7 +124,7 @@ final class ArgumentSchema {
   Problems validate(JsonNode instance, int cap) {
     List<Error> errors;
     try {
-      CappedContext context = new CappedContext(schema.createExecutionContext().getExecutionConfig());
+      CappedContext context = new CappedContext(config);
       errors = schema.validate(context, instance, OutputFormat.DEFAULT, (ExecutionContextCustomizer) null);
     } catch (RuntimeException | StackOverflowError e) {
       return new Problems(List.of("the arguments could not be checked against the schema (a value is too complex"
