@@ -52,8 +52,8 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *       tool the application built otherwise runs as built. A call of a tool the request does not offer is never
  *       run: it ends FAILED as an unknown tool, with the offered tools named for the model, never an exception.
  *       Empty or missing arguments reach the tool as {@code {}}, as Spring passes them.</li>
- *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-} and a random UUID), whatever
- *       the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
+ *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-}, a random UUID drawn
+ *       once per process and a counter), whatever the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
  *       a true duplicate within one response all run, once each. Each response goes back under the provider's id,
  *       blank included, in the order of the calls, so every tool call gets exactly one result right after it. The
  *       provider's id is the call's label ({@code ToolCallIdentity.label()}): events, views and spans show both.</li>
@@ -77,6 +77,15 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
 
   /** The prefix of the id each call gets inside the library (the provider's id is only answered under). */
   static final String CALL_ID_PREFIX = "spring-";
+
+  /**
+   * The ids of this process's calls: the prefix, a random UUID drawn once per process, and a counter. As unique as
+   * a random UUID per call (another process, or this one after a restart, draws another UUID), without a secure
+   * random draw and its text per call.
+   */
+  private static final String CALL_ID_BASE = CALL_ID_PREFIX + UUID.randomUUID() + "-";
+
+  private static final java.util.concurrent.atomic.AtomicLong CALL_IDS = new java.util.concurrent.atomic.AtomicLong();
 
   private final ToolCallRuntime runtime;
   private final long maxWaitNanos;
@@ -165,7 +174,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         AssistantMessage.ToolCall c = asked.get(i);
         // the library's own id per call: providers send blank ids, and number ids per response (call_0 every time);
         // the provider's id is the call's label, and its response goes back under it. A blank name is answered.
-        String id = CALL_ID_PREFIX + UUID.randomUUID();
+        String id = CALL_ID_BASE + CALL_IDS.incrementAndGet();
         String label = c.id() == null ? "" : c.id();
         String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
         String args = c.arguments() == null || c.arguments().isBlank() ? "{}" : c.arguments(); // as Spring does
