@@ -72,6 +72,9 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   /** The tool-context key whose value names the session (conversation) of the calls. */
   public static final String CONVERSATION_ID = "conversationId";
 
+  /** The tool-context keys that name a batch's session, in the order they are looked up. */
+  private static final String[] SESSION_KEYS = {CONVERSATION_ID, ChatMemory.CONVERSATION_ID};
+
   /** The prefix of the fresh session a batch gets when its prompt names no conversation. */
   static final String FRESH_SESSION_PREFIX = "spring-ai-";
 
@@ -159,16 +162,20 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     if (assistant == null) {
       throw new IllegalStateException("the chat response has no tool call to execute");
     }
-    String session = session(prompt);
-    Map<String, ToolCallback> offered = offered(prompt);
-    java.util.Set<String> named = prompt.getOptions() instanceof ToolCallingChatOptions o
-        ? SpringAiCompat.toolNames(o) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
-    ToolContext context = toolContext(prompt, assistant);
+    // Spring's options copy their collections on every get: each is read once per batch
+    ToolCallingChatOptions options = prompt.getOptions() instanceof ToolCallingChatOptions o ? o : null;
+    Map<String, Object> toolContext = options == null ? null : options.getToolContext();
+    String session = session(toolContext);
+    Map<String, ToolCallback> offered = offered(options);
+    java.util.Set<String> named = options != null
+        ? SpringAiCompat.toolNames(options) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
+    ToolContext context = toolContext(options, toolContext, prompt, assistant);
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
     CallResult[] results = new CallResult[asked.size()];
-    List<Integer> scheduled = new ArrayList<>();
-    List<CallRequest> requests = new ArrayList<>();
-    List<String> ids = new ArrayList<>();
+    int[] scheduled = new int[asked.size()];
+    List<CallRequest> requests = new ArrayList<>(asked.size());
+    String[] ids = new String[asked.size()];
+    int bound = 0;
     try {
       for (int i = 0; i < asked.size(); i++) {
         AssistantMessage.ToolCall c = asked.get(i);
@@ -187,20 +194,22 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         if (callback != null) {
           ensureTool(name, callback);
           RequestCalls.bind(id, callback, context);
-          ids.add(id);
+          ids[bound++] = id;
         }
-        scheduled.add(i);
+        scheduled[requests.size()] = i;
         requests.add(CallRequest.labelled(id, label, name, args));
       }
       if (!requests.isEmpty()) {
         List<CallResult> ran = run(session, requests);
         for (int k = 0; k < ran.size(); k++) {
-          results[scheduled.get(k)] = ran.get(k);
+          results[scheduled[k]] = ran.get(k);
         }
       }
       return answer(prompt, assistant, asked, offered, List.of(results));
     } finally {
-      ids.forEach(RequestCalls::unbind);
+      for (int k = 0; k < bound; k++) {
+        RequestCalls.unbind(ids[k]);
+      }
     }
   }
 
@@ -267,22 +276,25 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   }
 
   /** The callbacks the prompt's options offer, by name (the first of a name wins, as Spring resolves them). */
-  private static Map<String, ToolCallback> offered(Prompt prompt) {
+  private static Map<String, ToolCallback> offered(ToolCallingChatOptions options) {
+    List<ToolCallback> callbacks = options == null ? null : options.getToolCallbacks();
+    if (callbacks == null || callbacks.isEmpty()) {
+      return Map.of();
+    }
     Map<String, ToolCallback> out = new LinkedHashMap<>();
-    if (prompt.getOptions() instanceof ToolCallingChatOptions o && o.getToolCallbacks() != null) {
-      for (ToolCallback c : o.getToolCallbacks()) {
-        out.putIfAbsent(c.getToolDefinition().name(), c);
-      }
+    for (ToolCallback c : callbacks) {
+      out.putIfAbsent(c.getToolDefinition().name(), c);
     }
     return out;
   }
 
   /** The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. */
-  private static ToolContext toolContext(Prompt prompt, AssistantMessage assistant) {
-    if (!(prompt.getOptions() instanceof ToolCallingChatOptions o)) {
+  private static ToolContext toolContext(ToolCallingChatOptions options, Map<String, Object> toolContext,
+      Prompt prompt, AssistantMessage assistant) {
+    if (options == null) {
       return new ToolContext(Map.of());
     }
-    Map<String, Object> map = new HashMap<>(o.getToolContext() == null ? Map.of() : o.getToolContext());
+    Map<String, Object> map = new HashMap<>(toolContext == null ? Map.of() : toolContext);
     List<Message> history = new ArrayList<>(prompt.getInstructions());
     history.add(assistant);
     map.put(ToolContext.TOOL_CALL_HISTORY, history);
@@ -293,10 +305,10 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
    * The session of a batch: the conversation the prompt's tool context names ({@code conversationId}, else the chat
    * memory's id that {@link SpringAiConversationAdvisor} copied there), else a fresh session of this batch alone.
    */
-  static String session(Prompt prompt) {
-    if (prompt.getOptions() instanceof ToolCallingChatOptions o && o.getToolContext() != null) {
-      for (String key : new String[] {CONVERSATION_ID, ChatMemory.CONVERSATION_ID}) {
-        Object id = o.getToolContext().get(key);
+  static String session(Map<String, Object> toolContext) {
+    if (toolContext != null) {
+      for (String key : SESSION_KEYS) {
+        Object id = toolContext.get(key);
         if (id != null && !id.toString().isBlank()) {
           return id.toString();
         }
