@@ -205,7 +205,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
           results[scheduled[k]] = ran.get(k);
         }
       }
-      return answer(prompt, assistant, asked, offered, List.of(results));
+      return answer(prompt, assistant, asked, offered, results);
     } finally {
       for (int k = 0; k < bound; k++) {
         RequestCalls.unbind(ids[k]);
@@ -238,11 +238,11 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   }
 
   private ToolExecutionResult answer(Prompt prompt, AssistantMessage assistant, List<AssistantMessage.ToolCall> asked,
-      Map<String, ToolCallback> offered, List<CallResult> results) {
-    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.size());
-    boolean returnDirect = !results.isEmpty();
-    for (int i = 0; i < results.size(); i++) {
-      CallResult r = results.get(i);
+      Map<String, ToolCallback> offered, CallResult[] results) {
+    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.length);
+    boolean returnDirect = results.length > 0;
+    for (int i = 0; i < results.length; i++) {
+      CallResult r = results[i];
       AssistantMessage.ToolCall c = asked.get(i);
       responses.add(new ToolResponseMessage.ToolResponse(c.id() == null ? "" : c.id(),
           c.name() == null ? "" : c.name(), r.messageForModel()));
@@ -280,6 +280,10 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     List<ToolCallback> callbacks = options == null ? null : options.getToolCallbacks();
     if (callbacks == null || callbacks.isEmpty()) {
       return Map.of();
+    }
+    if (callbacks.size() == 1) { // the common request: one tool, no map to build
+      ToolCallback only = callbacks.get(0);
+      return Map.of(only.getToolDefinition().name(), only);
     }
     Map<String, ToolCallback> out = new LinkedHashMap<>();
     for (ToolCallback c : callbacks) {
