@@ -54,7 +54,7 @@ public class TelemetryBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     dev.toolcall.tool.Tool tool = dev.toolcall.tool.Tool.of(ToolDefinition.builder("write_file")
-        .description("Writes a file").parameters(mapper.readTree(WholePathBenchmark.SCHEMA)).requiresApproval(false)
+        .description("Writes a file").parameters(mapper.readTree(WholePathBenchmark.SCHEMA_B)).requiresApproval(false)
         .build(), inv -> {
           JsonNode a = inv.arguments().asJson();
           return ToolResult.of(WholePathBenchmark.writeFile(a.get("path").asText(), a.get("content").asText(),
@@ -107,6 +107,6 @@ public class TelemetryBenchmark {
   @Benchmark
   public String toolcallRuntime() {
     return runtime.schedule("session-1", List.of(CallRequest.of("call_" + (ids++), "write_file",
-        WholePathBenchmark.ARGS))).join().get(0).messageForModel();
+        WholePathBenchmark.ARGS_B))).join().get(0).messageForModel();
   }
 }

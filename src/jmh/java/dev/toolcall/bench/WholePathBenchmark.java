@@ -23,6 +23,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -42,8 +43,16 @@ import org.springframework.ai.tool.support.ToolDefinitions;
 
 /**
  * The whole path of one tool call, side by side with what a Java user would otherwise use. Every path takes the
- * same model-produced JSON text for a three-property tool ({@code path}, {@code content}, {@code overwrite}), runs a
- * no-op tool body on the caller's thread and produces the text sent back to the model.
+ * same model-produced JSON text, runs the tool body on the caller's thread and produces the text sent back to the
+ * model. Two workloads ({@code workload} parameter), both measured in one run:
+ *
+ * <ul>
+ *   <li>{@code A}: numeric, arguments {@code {"a":1,"b":2,"note":"x"}}, a tool returning {@code a + b};
+ *   <li>{@code B}: three string and boolean properties ({@code path}, {@code content}, {@code overwrite}), a tool
+ *       that writes nothing and describes what it would write.
+ * </ul>
+ *
+ * <p>The paths:
  *
  * <ul>
  *   <li>{@code direct}: Jackson parses the JSON and the tool body is called with its fields (the floor).
@@ -80,8 +89,14 @@ import org.springframework.ai.tool.support.ToolDefinitions;
 @State(Scope.Benchmark)
 public class WholePathBenchmark {
 
-  static final String ARGS = "{\"path\":\"src/main/java/App.java\",\"content\":\"class App {}\",\"overwrite\":false}";
-  static final String SCHEMA = "{\"type\":\"object\",\"properties\":{"
+  static final String ARGS_A = "{\"a\":1,\"b\":2,\"note\":\"x\"}";
+  static final String SCHEMA_A = "{\"type\":\"object\",\"properties\":{"
+      + "\"a\":{\"type\":\"integer\",\"description\":\"the first term\"},"
+      + "\"b\":{\"type\":\"integer\",\"description\":\"the second term\"},"
+      + "\"note\":{\"type\":\"string\",\"description\":\"a note\"}},"
+      + "\"required\":[\"a\",\"b\"],\"additionalProperties\":false}";
+  static final String ARGS_B = "{\"path\":\"src/main/java/App.java\",\"content\":\"class App {}\",\"overwrite\":false}";
+  static final String SCHEMA_B = "{\"type\":\"object\",\"properties\":{"
       + "\"path\":{\"type\":\"string\",\"description\":\"the file to write\"},"
       + "\"content\":{\"type\":\"string\",\"description\":\"what to write\"},"
       + "\"overwrite\":{\"type\":\"boolean\",\"description\":\"replace an existing file\"}},"
@@ -92,8 +107,21 @@ public class WholePathBenchmark {
     return "wrote " + content.length() + " chars to " + path + (overwrite ? " (replaced)" : "");
   }
 
-  /** The same tool for LangChain4j and Spring AI, as an annotated method. */
+  /** The tool body of workload A. */
+  static int add(int a, int b, String note) {
+    return a + b;
+  }
+
+  /** The same tools for LangChain4j and Spring AI, as annotated methods. */
   public static final class Files {
+    @Tool("Adds two numbers")
+    @org.springframework.ai.tool.annotation.Tool(description = "Adds two numbers")
+    public int add(@P("the first term") int a, @P("the second term") int b, @P(value = "a note", required = false)
+        String note) {
+      return WholePathBenchmark.add(a, b, note);
+    }
+
+
     @Tool("Writes a file")
     @org.springframework.ai.tool.annotation.Tool(description = "Writes a file")
     public String writeFile(@P("the file to write") String path, @P("what to write") String content,
@@ -102,7 +130,15 @@ public class WholePathBenchmark {
     }
   }
 
+  /** {@code A}: numeric arguments, a tool returning {@code a + b}; {@code B}: three string and boolean properties. */
+  @Param({"A", "B"})
+  public String workload;
+
   private final ObjectMapper mapper = new ObjectMapper();
+  private boolean numeric;
+  private String args;
+  private String toolName;
+  private String lc4jName;
   private ToolCallRuntime runtime;
   private ToolCallRuntime storedRuntime;
   private ToolCallRuntime lc4jRuntime;
@@ -118,12 +154,22 @@ public class WholePathBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    dev.toolcall.tool.Tool tool = dev.toolcall.tool.Tool.of(ToolDefinition.builder("write_file")
-        .description("Writes a file").parameters(mapper.readTree(SCHEMA)).requiresApproval(false).build(), inv -> {
-          JsonNode a = inv.arguments().asJson();
-          return ToolResult.of(writeFile(a.get("path").asText(), a.get("content").asText(),
-              a.path("overwrite").asBoolean(false)));
-        });
+    numeric = workload.equals("A");
+    args = numeric ? ARGS_A : ARGS_B;
+    toolName = numeric ? "add" : "write_file";
+    dev.toolcall.tool.Tool tool = numeric
+        ? dev.toolcall.tool.Tool.of(ToolDefinition.builder("add").description("Adds two numbers")
+            .parameters(mapper.readTree(SCHEMA_A)).requiresApproval(false).build(), inv -> {
+              JsonNode a = inv.arguments().asJson();
+              return ToolResult.of(String.valueOf(add(a.get("a").asInt(), a.get("b").asInt(),
+                  a.path("note").asText(null))));
+            })
+        : dev.toolcall.tool.Tool.of(ToolDefinition.builder("write_file").description("Writes a file")
+            .parameters(mapper.readTree(SCHEMA_B)).requiresApproval(false).build(), inv -> {
+              JsonNode a = inv.arguments().asJson();
+              return ToolResult.of(writeFile(a.get("path").asText(), a.get("content").asText(),
+                  a.path("overwrite").asBoolean(false)));
+            });
     PermissionPolicy policy = PermissionPolicy.builder()
         .deny("shell(rm -rf:*)").deny("shell(sudo:*)").deny("shell(curl:*)").ask("shell(git push:*)")
         .allow("shell(npm test:*)").allow("shell(mvn:*)").allow("read_file").allow("list_*")
@@ -141,7 +187,9 @@ public class WholePathBenchmark {
       }
     });
 
-    Method m = Files.class.getMethod("writeFile", String.class, String.class, boolean.class);
+    Method m = numeric ? Files.class.getMethod("add", int.class, int.class, String.class)
+        : Files.class.getMethod("writeFile", String.class, String.class, boolean.class);
+    lc4jName = m.getName();
     Files files = new Files();
     lc4j = new DefaultToolExecutor(files, m);
     // the same LangChain4j tool through this library's adapter and runtime
@@ -150,7 +198,7 @@ public class WholePathBenchmark {
             dev.langchain4j.agent.tool.ToolSpecifications.toolSpecificationFrom(m), lc4j,
             b -> b.requiresApproval(false)))
         .permissions(p -> p.policy(policy)).scheduler(s -> s.executor(Runnable::run)).build();
-    lc4jRequest = ToolExecutionRequest.builder().id("call_1").name("writeFile").arguments(ARGS).build();
+    lc4jRequest = ToolExecutionRequest.builder().id("call_1").name(m.getName()).arguments(args).build();
 
     springCallback = MethodToolCallback.builder().toolDefinition(ToolDefinitions.from(m)).toolMethod(m)
         .toolObject(files).build();
@@ -160,10 +208,12 @@ public class WholePathBenchmark {
         .tools(dev.toolcall.springai.SpringAiTools.tool(springCallback, b -> b.requiresApproval(false)))
         .permissions(p -> p.policy(policy)).scheduler(s -> s.executor(Runnable::run)).build();
     ourSpringManager = dev.toolcall.springai.SpringAiToolCallingManager.create(springRuntime);
+    // one prompt for both managers, naming its conversation as a ChatClient with chat memory does
     springPrompt = new Prompt(List.of(new UserMessage("write the app")),
-        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false).build());
+        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false)
+            .toolContext(dev.toolcall.springai.SpringAiToolCallingManager.CONVERSATION_ID, "session-1").build());
     AssistantMessage assistant = AssistantMessage.builder().content("")
-        .toolCalls(List.of(new AssistantMessage.ToolCall("call_1", "function", "writeFile", ARGS))).build();
+        .toolCalls(List.of(new AssistantMessage.ToolCall("call_1", "function", m.getName(), args))).build();
     springResponse = new ChatResponse(List.of(new Generation(assistant)));
 
     // every path must give the same text for the model
@@ -203,14 +253,17 @@ public class WholePathBenchmark {
 
   @Benchmark
   public String direct() throws Exception {
-    JsonNode a = mapper.readTree(ARGS);
+    JsonNode a = mapper.readTree(args);
+    if (numeric) {
+      return String.valueOf(add(a.get("a").asInt(), a.get("b").asInt(), a.path("note").asText(null)));
+    }
     return writeFile(a.get("path").asText(), a.get("content").asText(), a.path("overwrite").asBoolean(false));
   }
 
   @Benchmark
   public String toolcallRuntime() {
     List<CallResult> results = runtime.schedule("session-1",
-        List.of(CallRequest.of("call_" + (ids++), "write_file", ARGS))).join();
+        List.of(CallRequest.of("call_" + (ids++), toolName, args))).join();
     return results.get(0).messageForModel();
   }
 
@@ -221,7 +274,7 @@ public class WholePathBenchmark {
   @Benchmark
   public String toolcallRuntimeWithStore() {
     List<CallResult> results = storedRuntime.schedule("session-1",
-        List.of(CallRequest.of("call_" + (ids++), "write_file", ARGS))).join();
+        List.of(CallRequest.of("call_" + (ids++), toolName, args))).join();
     return results.get(0).messageForModel();
   }
 
@@ -245,7 +298,7 @@ public class WholePathBenchmark {
   /** A LangChain4j {@code @Tool} method through {@code LangChain4jTools} and this library's runtime. */
   @Benchmark
   public String toolcallRuntimeLangChain4jTool() {
-    return lc4jRuntime.schedule("session-1", List.of(CallRequest.of("call_" + (ids++), "writeFile", ARGS)))
+    return lc4jRuntime.schedule("session-1", List.of(CallRequest.of("call_" + (ids++), lc4jName, args)))
         .join().get(0).messageForModel();
   }
 
@@ -256,19 +309,17 @@ public class WholePathBenchmark {
 
   @Benchmark
   public String springAiMethodToolCallback() {
-    return springCallback.call(ARGS);
+    return springCallback.call(args);
   }
 
   /**
-   * A Spring AI callback through this library's drop-in {@code ToolCallingManager} and runtime. The assistant
-   * message's call id repeats, so each call uses a session of its own (an id is scheduled once per session).
+   * A Spring AI callback through this library's drop-in {@code ToolCallingManager} and runtime, on the same prompt and
+   * response as {@link #springAiToolCallingManager}. The provider's call id repeats; the manager gives each call an
+   * id of its own inside the library, so every call runs.
    */
   @Benchmark
   public ToolExecutionResult toolcallRuntimeSpringAiManager() {
-    return ourSpringManager.executeToolCalls(new Prompt(springPrompt.getInstructions(),
-        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false)
-            .toolContext(dev.toolcall.springai.SpringAiToolCallingManager.CONVERSATION_ID, "s" + (ids++)).build()),
-        springResponse);
+    return ourSpringManager.executeToolCalls(springPrompt, springResponse);
   }
 
   @Benchmark

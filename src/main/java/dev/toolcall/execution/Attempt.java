@@ -111,9 +111,9 @@ final class Attempt implements ToolInvocation {
       Thread.interrupted(); // an interrupt meant for the tool must not leak into the executor's next task
     }
     if (stage != null) {
-      stage.whenComplete((r, t) -> run.onAttemptDone(this, r, t));
+      stage.whenComplete((r, t) -> AttemptEnd.done(run, this, r, t));
     } else {
-      run.onAttemptDone(this, result, error);
+      AttemptEnd.done(run, this, result, error);
     }
   }
 
@@ -169,7 +169,7 @@ final class Attempt implements ToolInvocation {
   @Override
   public void output(String chunk) {
     if (!finished.get()) {
-      run.output().write(chunk);
+      RunOutput.of(run).write(chunk);
     }
   }
 }

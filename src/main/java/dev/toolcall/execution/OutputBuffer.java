@@ -7,7 +7,7 @@ import dev.toolcall.ToolCall;
  * arm one flush; the flush publishes what accumulated as one chunk (coalesced). Writes past the bound are dropped
  * and counted; the count rides on the next chunk. {@link #flushNow()} runs before the call's result is installed,
  * so all output events precede the terminal event. A flush the call's store fails keeps the output pending, in order,
- * for the next flush (the caller arranges it: see {@code CallRun.flushLater}).
+ * for the next flush (the caller arranges it: see {@code RunOutput.flushLater}).
  */
 final class OutputBuffer {
   private final ToolCall call;

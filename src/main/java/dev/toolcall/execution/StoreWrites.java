@@ -50,7 +50,7 @@ final class StoreWrites {
           log.warn("call {} ({}): gave up writing to its store: {}", call.callId(), call.toolName(),
               again.toString());
         }
-      }, CallRun.storeBackoff(failures));
+      }, RunFailures.storeBackoff(failures));
     }
   }
 

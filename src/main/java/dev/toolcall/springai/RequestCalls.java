@@ -8,10 +8,10 @@ import org.springframework.ai.tool.ToolCallback;
 /**
  * What each call scheduled by a {@link SpringAiToolCallingManager} runs: the {@code ToolCallback} its request offered
  * and the {@code ToolContext} Spring passes with it, keyed by the call's id inside the library. That id is minted per
- * call ({@code spring-} and a random UUID), so one map serves every manager and runtime in the process. A tool made
- * by {@link SpringAiTools} looks its call up here and runs the request's callback when there is one. The manager
- * binds before it schedules and unbinds once the batch has ended (retries of a call find the same binding). Thread
- * safe: a concurrent map, each key written by one manager call.
+ * call ({@code spring-}, a random UUID drawn once per process and a counter), so one map serves every manager and
+ * runtime in the process. A tool made by {@link SpringAiTools} looks its call up here and runs the request's callback
+ * when there is one. The manager binds before it schedules and unbinds once the batch has ended (retries of a call
+ * find the same binding). Thread safe: a concurrent map, each key written by one manager call.
  */
 final class RequestCalls {
 

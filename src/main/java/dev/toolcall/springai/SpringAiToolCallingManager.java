@@ -52,8 +52,8 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *       tool the application built otherwise runs as built. A call of a tool the request does not offer is never
  *       run: it ends FAILED as an unknown tool, with the offered tools named for the model, never an exception.
  *       Empty or missing arguments reach the tool as {@code {}}, as Spring passes them.</li>
- *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-} and a random UUID), whatever
- *       the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
+ *   <li><b>Ids:</b> each call gets an id of its own inside the library ({@code spring-}, a random UUID drawn
+ *       once per process and a counter), whatever the provider sent: blank ids (Ollama, Gemini), ids numbered per response ({@code call_0} every time) and
  *       a true duplicate within one response all run, once each. Each response goes back under the provider's id,
  *       blank included, in the order of the calls, so every tool call gets exactly one result right after it. The
  *       provider's id is the call's label ({@code ToolCallIdentity.label()}): events, views and spans show both.</li>
@@ -88,11 +88,23 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   /** The tool-context key whose value names the session (conversation) of the calls. */
   public static final String CONVERSATION_ID = "conversationId";
 
+  /** The tool-context keys that name a batch's session, in the order they are looked up. */
+  private static final String[] SESSION_KEYS = {CONVERSATION_ID, ChatMemory.CONVERSATION_ID};
+
   /** The prefix of the fresh session a batch gets when its prompt names no conversation. */
   static final String FRESH_SESSION_PREFIX = "spring-ai-";
 
   /** The prefix of the id each call gets inside the library (the provider's id is only answered under). */
   static final String CALL_ID_PREFIX = "spring-";
+
+  /**
+   * The ids of this process's calls: the prefix, a random UUID drawn once per process, and a counter. As unique as
+   * a random UUID per call (another process, or this one after a restart, draws another UUID), without a secure
+   * random draw and its text per call.
+   */
+  private static final String CALL_ID_BASE = CALL_ID_PREFIX + UUID.randomUUID() + "-";
+
+  private static final java.util.concurrent.atomic.AtomicLong CALL_IDS = new java.util.concurrent.atomic.AtomicLong();
 
   private final ToolCallRuntime runtime;
   private final long maxWaitNanos;
@@ -195,22 +207,26 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     if (assistant == null) {
       throw new IllegalStateException("the chat response has no tool call to execute");
     }
-    String session = session(prompt);
-    Map<String, ToolCallback> offered = offered(prompt);
-    java.util.Set<String> named = prompt.getOptions() instanceof ToolCallingChatOptions o
-        ? SpringAiCompat.toolNames(o) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
-    ToolContext context = toolContext(prompt, assistant);
+    // Spring's options copy their collections on every get: each is read once per batch
+    ToolCallingChatOptions options = prompt.getOptions() instanceof ToolCallingChatOptions o ? o : null;
+    Map<String, Object> toolContext = options == null ? null : options.getToolContext();
+    String session = session(toolContext);
+    Map<String, ToolCallback> offered = offered(options);
+    java.util.Set<String> named = options != null
+        ? SpringAiCompat.toolNames(options) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
+    ToolContext context = toolContext(options, toolContext, prompt, assistant);
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
     CallResult[] results = new CallResult[asked.size()];
-    List<Integer> scheduled = new ArrayList<>();
-    List<CallRequest> requests = new ArrayList<>();
-    List<String> ids = new ArrayList<>();
+    int[] scheduled = new int[asked.size()];
+    List<CallRequest> requests = new ArrayList<>(asked.size());
+    String[] ids = new String[asked.size()];
+    int bound = 0;
     try {
       for (int i = 0; i < asked.size(); i++) {
         AssistantMessage.ToolCall c = asked.get(i);
         // the library's own id per call: providers send blank ids, and number ids per response (call_0 every time);
         // the provider's id is the call's label, and its response goes back under it. A blank name is answered.
-        String id = CALL_ID_PREFIX + UUID.randomUUID();
+        String id = CALL_ID_BASE + CALL_IDS.incrementAndGet();
         String label = c.id() == null ? "" : c.id();
         String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
         String args = c.arguments() == null || c.arguments().isBlank() ? "{}" : c.arguments(); // as Spring does
@@ -223,20 +239,22 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         if (callback != null) {
           ensureTool(name, callback);
           RequestCalls.bind(id, callback, context);
-          ids.add(id);
+          ids[bound++] = id;
         }
-        scheduled.add(i);
+        scheduled[requests.size()] = i;
         requests.add(CallRequest.labelled(id, label, name, args));
       }
       if (!requests.isEmpty()) {
         List<CallResult> ran = run(session, requests);
         for (int k = 0; k < ran.size(); k++) {
-          results[scheduled.get(k)] = ran.get(k);
+          results[scheduled[k]] = ran.get(k);
         }
       }
-      return answer(prompt, assistant, asked, offered, List.of(results));
+      return answer(prompt, assistant, asked, offered, results);
     } finally {
-      ids.forEach(RequestCalls::unbind);
+      for (int k = 0; k < bound; k++) {
+        RequestCalls.unbind(ids[k]);
+      }
     }
   }
 
@@ -265,11 +283,11 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   }
 
   private ToolExecutionResult answer(Prompt prompt, AssistantMessage assistant, List<AssistantMessage.ToolCall> asked,
-      Map<String, ToolCallback> offered, List<CallResult> results) {
-    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.size());
-    boolean returnDirect = !results.isEmpty();
-    for (int i = 0; i < results.size(); i++) {
-      CallResult r = results.get(i);
+      Map<String, ToolCallback> offered, CallResult[] results) {
+    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.length);
+    boolean returnDirect = results.length > 0;
+    for (int i = 0; i < results.length; i++) {
+      CallResult r = results[i];
       AssistantMessage.ToolCall c = asked.get(i);
       responses.add(new ToolResponseMessage.ToolResponse(c.id() == null ? "" : c.id(),
           c.name() == null ? "" : c.name(), r.messageForModel()));
@@ -303,22 +321,29 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   }
 
   /** The callbacks the prompt's options offer, by name (the first of a name wins, as Spring resolves them). */
-  private static Map<String, ToolCallback> offered(Prompt prompt) {
+  private static Map<String, ToolCallback> offered(ToolCallingChatOptions options) {
+    List<ToolCallback> callbacks = options == null ? null : options.getToolCallbacks();
+    if (callbacks == null || callbacks.isEmpty()) {
+      return Map.of();
+    }
+    if (callbacks.size() == 1) { // the common request: one tool, no map to build
+      ToolCallback only = callbacks.get(0);
+      return Map.of(only.getToolDefinition().name(), only);
+    }
     Map<String, ToolCallback> out = new LinkedHashMap<>();
-    if (prompt.getOptions() instanceof ToolCallingChatOptions o && o.getToolCallbacks() != null) {
-      for (ToolCallback c : o.getToolCallbacks()) {
-        out.putIfAbsent(c.getToolDefinition().name(), c);
-      }
+    for (ToolCallback c : callbacks) {
+      out.putIfAbsent(c.getToolDefinition().name(), c);
     }
     return out;
   }
 
   /** The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. */
-  private static ToolContext toolContext(Prompt prompt, AssistantMessage assistant) {
-    if (!(prompt.getOptions() instanceof ToolCallingChatOptions o)) {
+  private static ToolContext toolContext(ToolCallingChatOptions options, Map<String, Object> toolContext,
+      Prompt prompt, AssistantMessage assistant) {
+    if (options == null) {
       return new ToolContext(Map.of());
     }
-    Map<String, Object> map = new HashMap<>(o.getToolContext() == null ? Map.of() : o.getToolContext());
+    Map<String, Object> map = new HashMap<>(toolContext == null ? Map.of() : toolContext);
     List<Message> history = new ArrayList<>(prompt.getInstructions());
     history.add(assistant);
     map.put(ToolContext.TOOL_CALL_HISTORY, history);
@@ -329,10 +354,10 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
    * The session of a batch: the conversation the prompt's tool context names ({@code conversationId}, else the chat
    * memory's id that {@link SpringAiConversationAdvisor} copied there), else a fresh session of this batch alone.
    */
-  static String session(Prompt prompt) {
-    if (prompt.getOptions() instanceof ToolCallingChatOptions o && o.getToolContext() != null) {
-      for (String key : new String[] {CONVERSATION_ID, ChatMemory.CONVERSATION_ID}) {
-        Object id = o.getToolContext().get(key);
+  static String session(Map<String, Object> toolContext) {
+    if (toolContext != null) {
+      for (String key : SESSION_KEYS) {
+        Object id = toolContext.get(key);
         if (id != null && !id.toString().isBlank()) {
           return id.toString();
         }

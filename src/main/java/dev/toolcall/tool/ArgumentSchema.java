@@ -28,9 +28,20 @@ import java.util.Optional;
 final class ArgumentSchema {
 
   private final Schema schema;
+  /**
+   * The configuration each validation runs with, made once: the schema's own, with annotation collection off as
+   * networknt's {@code OutputFormat.DEFAULT} sets it. Made per call, it cost a whole context (networknt's
+   * {@code createExecutionContext()}) and a configuration builder; it is immutable, so one serves every call.
+   */
+  private final ExecutionConfig config;
+
+  /** The errors as the validation left them, as {@code OutputFormat.DEFAULT} gives them, without changing the config. */
+  private static final OutputFormat<List<Error>> ERRORS = (schema, context, schemaContext) -> context.getErrors();
 
   private ArgumentSchema(Schema schema) {
     this.schema = schema;
+    this.config = ExecutionConfig.builder(schema.createExecutionContext().getExecutionConfig())
+        .annotationCollectionEnabled(false).build();
   }
 
   /** A compiler for one registry build: holds the networknt registry (and its loaded meta-schemas). */
@@ -117,8 +128,8 @@ final class ArgumentSchema {
   Problems validate(JsonNode instance, int cap) {
     List<Error> errors;
     try {
-      CappedContext context = new CappedContext(schema.createExecutionContext().getExecutionConfig());
-      errors = schema.validate(context, instance, OutputFormat.DEFAULT, (ExecutionContextCustomizer) null);
+      CappedContext context = new CappedContext(config);
+      errors = schema.validate(context, instance, ERRORS, (ExecutionContextCustomizer) null);
     } catch (RuntimeException | StackOverflowError e) {
       return new Problems(List.of("the arguments could not be checked against the schema (a value is too complex"
           + " to check); send simpler arguments"), 1, false);
