@@ -56,11 +56,12 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   private final EventBus bus;
 
   /** For the argumentsVersion parameter of the private change loop: any arguments version. */
-  private static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
+  static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
 
   /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
   @SuppressWarnings("unused")
   private volatile CompletableFuture<ToolCallSnapshot> done;
+
 
   /** The terminal snapshot once its event has been published; written by the draining thread. */
   private volatile ToolCallSnapshot terminalPublished;
@@ -84,58 +85,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (store == null) {
       return null;
     }
-    return (expected, next) -> {
-      if (store.compareAndSet(expected, next)) {
-        return null;
-      }
-      ToolCallIdentity id = expected.identity();
-      RuntimeSnapshot.Call stored = store.read(id.sessionId(), id.callId()).orElse(null);
-      if (stored == null || stored.version() <= expected.version()) {
-        throw new StaleCallException(id.sessionId() + "/" + id.callId(), expected.version());
-      }
-      return adopted(expected, stored);
-    };
-  }
-
-  /**
-   * The chain from {@code cur} to the stored version {@code c}: one version per state change the store's path records
-   * above {@code cur}'s version, the last being {@code c} itself (versions made elsewhere without a state change, such
-   * as output, are not rebuilt).
-   */
-  static ToolCallSnapshot adopted(ToolCallSnapshot cur, RuntimeSnapshot.Call c) {
-    ToolCallIdentity id = cur.identity();
-    if (!id.sessionId().equals(c.sessionId()) || !id.callId().equals(c.callId())) {
-      throw new IllegalArgumentException("stored call " + c.sessionId() + "/" + c.callId() + " is not call "
-          + id.sessionId() + "/" + id.callId());
-    }
-    ToolArguments args = c.argumentsVersion() == cur.argumentsVersion() ? cur.arguments()
-        : ToolArguments.ofText(c.arguments());
-    ToolCallSnapshot s = cur;
-    for (RuntimeSnapshot.Step step : c.path()) {
-      if (step.version() > s.version() && step.version() < c.version()) {
-        s = new ToolCallSnapshot(id, step.state(), step.version(), args,
-            Math.min(c.argumentsVersion(), step.version()), Math.max(s.attempt(),
-            step.state() == ToolCallState.RUNNING ? 1 : 0), null, Reason.CHANGED_ELSEWHERE, tickOf(id, step.at()), s);
-      }
-    }
-    RuntimeSnapshot.Step last = c.path().get(c.path().size() - 1);
-    Change change = Reason.CHANGED_ELSEWHERE;
-    if (c.permission() != null) {
-      change = new Change.PermissionAsked(c.permission().requestId(), c.argumentsVersion(), c.permission().deadline(),
-          tickOf(id, c.permission().deadline()));
-    } else if (c.state() == s.state() && c.state() == ToolCallState.RUNNING && c.attempt() > Math.max(1, s.attempt())) {
-      change = new Change.RetryScheduled(c.attempt(), Duration.ZERO, "attempt " + c.attempt() + " was started by"
-          + " another runtime sharing the store");
-    } else if (c.state() == s.state() && c.argumentsVersion() != s.argumentsVersion()) {
-      change = new Change.ArgumentsModified(s.arguments(), "another runtime sharing the store");
-    }
-    long tick = last.version() == c.version() ? tickOf(id, last.at()) : Math.max(s.tick(), tickOf(id, last.at()));
-    return new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), c.outcome(),
-        change, tick, s);
-  }
-
-  private static long tickOf(ToolCallIdentity id, java.time.Instant at) {
-    return RuntimeRestore.tickAt(id.createdAt(), id.createdTick(), at);
+    return (expected, next) -> StoreAdoption.write(store, expected, next);
   }
 
   /**
@@ -148,20 +98,12 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @throws RuntimeException what the store threw reading the call
    */
   ToolCallSnapshot refresh() {
-    if (store == null) {
-      return current();
-    }
-    ToolCallIdentity id = identity();
-    RuntimeSnapshot.Call stored = store.read(id.sessionId(), id.callId()).orElse(null);
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (stored == null || stored.version() <= cur.version() || cur.isTerminal()) {
-        return cur;
-      }
-      if (adopt(cur, adopted(cur, stored))) {
-        return current();
-      }
-    }
+    return store == null ? current() : StoreAdoption.refresh(this, store);
+  }
+
+  /** {@link #adopt} for {@link StoreAdoption}: installs a version the store holds, written elsewhere. */
+  boolean adoptStored(ToolCallSnapshot expected, ToolCallSnapshot newer) {
+    return adopt(expected, newer);
   }
 
   /**
@@ -184,24 +126,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker, CallStore store) {
     Objects.requireNonNull(snapshot, "snapshot");
-    checkHistory(snapshot);
+    CallHistory.check(snapshot);
     return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
         store);
-  }
-
-  /**
-   * Refuses a history that no sequence of changes could have made: a change of state that is not an edge of the
-   * matrix, or any version after a terminal one.
-   */
-  private static void checkHistory(ToolCallSnapshot snapshot) {
-    for (ToolCallSnapshot s = snapshot, p = s.previous(); p != null; s = p, p = p.previous()) {
-      if (p.isTerminal() || p.state() != s.state() && !ToolCallState.TABLE.allows(p.state(), s.state())) {
-        throw new IllegalArgumentException("snapshot of call " + snapshot.identity().sessionId() + "/"
-            + snapshot.callId() + " has a history the transition matrix forbids: v" + p.version() + " " + p.state()
-            + " -> v"
-            + s.version() + " " + s.state() + " (" + p.state() + " allows " + p.state().successors() + ")");
-      }
-    }
   }
 
   private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker, CallStore store) {
@@ -289,7 +216,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(change, "change");
-    return result(change(expected, requireArgumentsVersion(argumentsVersion), target, change, null));
+    return result(change(expected, CallChecks.requireArgumentsVersion(argumentsVersion), target, change, null));
   }
 
   /**
@@ -303,7 +230,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
-    return result(change(expected, requireArgumentsVersion(argumentsVersion), outcome.state(), reason, outcome));
+    return result(change(expected, CallChecks.requireArgumentsVersion(argumentsVersion), outcome.state(), reason, outcome));
   }
 
   /**
@@ -371,14 +298,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, ToolArguments arguments,
       String by) {
-    Objects.requireNonNull(expected, "expected");
-    Objects.requireNonNull(arguments, "arguments");
-    Objects.requireNonNull(by, "by");
-    if (expected.isTerminal()) {
-      throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
-          + expected);
-    }
-    return replaceArguments(expected, ANY_ARGUMENTS, arguments, by);
+    CallChecks.requireEdit(expected, arguments, by);
+    return CallVersions.replaceArguments(this, expected, ANY_ARGUMENTS, arguments, by);
   }
 
   /**
@@ -387,14 +308,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, int argumentsVersion,
       ToolArguments arguments, String by) {
-    Objects.requireNonNull(expected, "expected");
-    Objects.requireNonNull(arguments, "arguments");
-    Objects.requireNonNull(by, "by");
-    if (expected.isTerminal()) {
-      throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
-          + expected);
-    }
-    return replaceArguments(expected, requireArgumentsVersion(argumentsVersion), arguments, by);
+    CallChecks.requireEdit(expected, arguments, by);
+    return CallVersions.replaceArguments(this, expected, CallChecks.requireArgumentsVersion(argumentsVersion),
+        arguments, by);
   }
 
   /**
@@ -407,68 +323,26 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @param dropped writes dropped since the last chunk
    */
   public TransitionResult<ToolCallSnapshot> appendOutput(String chunk, long sequence, long dropped) {
-    Objects.requireNonNull(chunk, "chunk");
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (cur.state() != ToolCallState.RUNNING) {
-        return new TransitionResult<>(false, cur);
-      }
-      Change.OutputAppended c = Change.OutputAppended.after(lastOutput(cur), chunk, sequence, dropped);
-      ToolCallSnapshot link = cur;
-      if (cur.change() instanceof Change.OutputAppended && isHandedOff(cur)) {
-        do {
-          link = link.previous();
-        } while (link != null && link.change() instanceof Change.OutputAppended);
-      }
-      ToolCallSnapshot nv = new ToolCallSnapshot(cur.identity(), cur.state(), cur.version() + 1, cur.arguments(),
-          cur.argumentsVersion(), cur.attempt(), null, c, ticker.read(), link);
-      if (install(cur, nv)) {
-        return new TransitionResult<>(true, nv);
-      }
-    }
+    return CallVersions.appendOutput(this, Objects.requireNonNull(chunk, "chunk"), sequence, dropped);
   }
+
 
   /**
-   * {@code nv} as built, or, when {@code cur} is live output that has been handed off and ends a stretch of several
-   * chunks or carries a chunk longer than {@link Change.OutputAppended#TAIL_CHARS}, {@code nv} linked to a copy of
-   * {@code cur} that links the version before the stretch and keeps the end of its chunk only. What a call retains of
-   * its output once it moves on is then one version with at most twice {@code TAIL_CHARS} chars (the chunk's end and
-   * the tail), however much it printed. One type check when {@code cur} is not output.
+   * {@code nv}, or, when {@code cur} is handed-off live output, {@code nv} with that stretch of output kept to one
+   * version ({@link CallHistory#bounded}). One type check when {@code cur} is not output.
    */
-  private ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
-    if (!(cur.change() instanceof Change.OutputAppended o)) {
-      return nv;
-    }
-    ToolCallSnapshot p = cur.previous();
-    boolean stretch = p != null && p.change() instanceof Change.OutputAppended;
-    boolean longChunk = o.chunk().length() > Change.OutputAppended.TAIL_CHARS;
-    if (!stretch && !longChunk || !isHandedOff(cur)) {
-      return nv;
-    }
-    while (p != null && p.change() instanceof Change.OutputAppended) {
-      p = p.previous();
-    }
-    Change.OutputAppended kept = longChunk ? new Change.OutputAppended(
-        o.chunk().substring(o.chunk().length() - Change.OutputAppended.TAIL_CHARS), o.sequence(), o.dropped(),
-        o.outputChars(), o.droppedTotal(), o.tail()) : o;
-    return linked(nv, new ToolCallSnapshot(cur.identity(), cur.state(), cur.version(), cur.arguments(),
-        cur.argumentsVersion(), cur.attempt(), null, kept, cur.tick(), p));
+  ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
+    return cur.change() instanceof Change.OutputAppended o ? CallHistory.bounded(cur, o, nv, isHandedOff(cur)) : nv;
   }
 
-  /** {@code s} with {@code previous} as the version it links. */
-  private static ToolCallSnapshot linked(ToolCallSnapshot s, ToolCallSnapshot previous) {
-    return new ToolCallSnapshot(s.identity(), s.state(), s.version(), s.arguments(), s.argumentsVersion(),
-        s.attempt(), s.outcome(), s.change(), s.tick(), previous);
+  /** {@link #isHandedOff} for the helpers of this package. */
+  boolean handedOff(ToolCallSnapshot version) {
+    return isHandedOff(version);
   }
 
-  /** The latest output chunk in {@code s}'s history, or null. */
-  private static Change.OutputAppended lastOutput(ToolCallSnapshot s) {
-    for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
-      if (v.change() instanceof Change.OutputAppended o) {
-        return o;
-      }
-    }
-    return null;
+  /** {@link #install} for the helpers of this package: the compare-and-set of a version that keeps the state. */
+  boolean installVersion(ToolCallSnapshot expected, ToolCallSnapshot next) {
+    return install(expected, next);
   }
 
   /**
@@ -476,18 +350,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * {@code nextAttempt - 1}; loses otherwise (for example when cancelled meanwhile).
    */
   public TransitionResult<ToolCallSnapshot> scheduleRetry(int nextAttempt, Duration delay, String failure) {
-    Change.RetryScheduled c = new Change.RetryScheduled(nextAttempt, delay, failure);
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (cur.state() != ToolCallState.RUNNING || cur.attempt() != nextAttempt - 1) {
-        return new TransitionResult<>(false, cur);
-      }
-      ToolCallSnapshot nv = bounded(cur, cur.withChange(c, nextAttempt, ticker.read()));
-      if (install(cur, nv)) {
-        return new TransitionResult<>(true, nv);
-      }
-    }
+    return CallVersions.scheduleRetry(this, new Change.RetryScheduled(nextAttempt, delay, failure));
   }
+
 
   /**
    * A stage that completes once, with the terminal snapshot, when the call ends (at once if it has). It completes
@@ -529,10 +394,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   private ToolCallSnapshot change(ToolCallState expected, int argumentsVersion, ToolCallState target,
       Change change, Outcome outcome) {
     ToolCallState.TABLE.check(expected, target); // the one check of the matrix for every change of state
-    if (target.isTerminal() != (outcome != null)) {
-      throw target.isTerminal() ? terminalNeedsOutcome(target)
-          : new IllegalArgumentException("target " + target + " is not terminal and takes no outcome");
-    }
+    CallChecks.requireOutcomeFits(target, outcome);
     ToolCallSnapshot won = casLoop(expected, argumentsVersion, target, change, outcome);
     if (won != null) {
       drainPending();
@@ -568,34 +430,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
         return nv;
       }
     }
-  }
-
-  private TransitionResult<ToolCallSnapshot> replaceArguments(ToolCallState expected, int argumentsVersion,
-      ToolArguments arguments, String by) {
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (cur.state() != expected
-          || (argumentsVersion != ANY_ARGUMENTS && cur.argumentsVersion() != argumentsVersion)) {
-        return new TransitionResult<>(false, cur);
-      }
-      ToolCallSnapshot nv = cur.withArguments(arguments, by, ticker.read());
-      if (install(cur, nv)) {
-        return new TransitionResult<>(true, nv);
-      }
-    }
-  }
-
-  private static int requireArgumentsVersion(int argumentsVersion) {
-    if (argumentsVersion < 0) {
-      throw new IllegalArgumentException("argumentsVersion must be >= 0 (a snapshot's argumentsVersion()), was "
-          + argumentsVersion);
-    }
-    return argumentsVersion;
-  }
-
-  private static IllegalArgumentException terminalNeedsOutcome(ToolCallState target) {
-    return new IllegalArgumentException("target " + target
-        + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
   }
 
   private void debug(ToolCallState from, ToolCallSnapshot s, Change change) {
