@@ -63,9 +63,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   private volatile CompletableFuture<ToolCallSnapshot> done;
 
 
-  /** The terminal snapshot once its event has been published; written by the draining thread. */
-  private volatile ToolCallSnapshot terminalPublished;
-
   private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus, CallStore store) {
     super(ToolCallSnapshot.initial(identity, arguments), true, durable(store));
     this.ticker = ticker;
@@ -136,9 +133,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     this.ticker = ticker;
     this.bus = bus;
     this.store = store;
-    if (restored.isTerminal()) {
-      this.terminalPublished = restored;
-    }
   }
 
   /** Starts a call with the id and tool name the model gave. */
@@ -365,8 +359,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (f == null) {
       CompletableFuture<ToolCallSnapshot> created = new CompletableFuture<>();
       f = DONE.compareAndSet(this, null, created) ? created : done;
-      ToolCallSnapshot t = terminalPublished;
-      if (t != null) {
+      ToolCallSnapshot t = current(); // after the compare-and-set above, a fence: see afterHandOff
+      if (t.isTerminal() && isHandedOff(t)) {
         f.complete(t);
       }
     }
@@ -443,23 +437,23 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (s.change() == Reason.CHANGED_ELSEWHERE && !s.isStateChange()) {
       return; // a version made elsewhere that changed neither state, attempt nor arguments (its output): no event
     }
-    try {
-      if (bus.hasSubscribers()) {
-        bus.publish(ToolCallEvent.of(s));
-      }
-    } finally { // whatever publishing threw (it should not), whenTerminal completes
-      if (s.isTerminal()) {
-        released(s);
-      }
+    if (bus.hasSubscribers()) {
+      bus.publish(ToolCallEvent.of(s));
     }
   }
 
-  /** The terminal version has been handed to the bus: whenTerminal completes. */
-  private void released(ToolCallSnapshot s) {
-    terminalPublished = s;
-    CompletableFuture<ToolCallSnapshot> f = done;
-    if (f != null) {
-      f.complete(s);
+  /**
+   * The versions up to {@code latest} have been handed to the bus (whatever publishing threw, it should not): when
+   * {@code latest} is terminal, whenTerminal completes. No volatile write of its own: the drain's release before this
+   * is the fence that pairs with the compare-and-set in {@link #whenTerminal()}, so one of the two sees the other.
+   */
+  @Override
+  protected void afterHandOff(ToolCallSnapshot latest) {
+    if (latest.isTerminal()) {
+      CompletableFuture<ToolCallSnapshot> f = done;
+      if (f != null) {
+        f.complete(latest);
+      }
     }
   }
 
