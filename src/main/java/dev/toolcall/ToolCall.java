@@ -11,7 +11,6 @@ import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +45,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   static {
     try {
-      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", CompletableFuture.class);
+      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", TerminalStage.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -60,7 +59,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
   @SuppressWarnings("unused")
-  private volatile CompletableFuture<ToolCallSnapshot> done;
+  private volatile TerminalStage done;
 
 
   private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus, CallStore store) {
@@ -352,19 +351,19 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * A stage that completes once, with the terminal snapshot, when the call ends (at once if it has). It completes
    * after the terminal event has been handed to the bus, so every inline listener has seen it by then (a listener
    * with an executor may still be catching up). It never completes exceptionally. The returned stage cannot be
-   * completed by callers.
+   * completed by callers. Every call returns the same stage, so asking again allocates nothing.
    */
   public CompletionStage<ToolCallSnapshot> whenTerminal() {
-    CompletableFuture<ToolCallSnapshot> f = done;
+    TerminalStage f = done;
     if (f == null) {
-      CompletableFuture<ToolCallSnapshot> created = new CompletableFuture<>();
+      TerminalStage created = new TerminalStage();
       f = DONE.compareAndSet(this, null, created) ? created : done;
       ToolCallSnapshot t = current(); // after the compare-and-set above, a fence: see afterHandOff
       if (t.isTerminal() && isHandedOff(t)) {
-        f.complete(t);
+        f.release(t);
       }
     }
-    return f.minimalCompletionStage();
+    return f;
   }
 
   /** Whether the call has ended. */
@@ -450,9 +449,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   @Override
   protected void afterHandOff(ToolCallSnapshot latest) {
     if (latest.isTerminal()) {
-      CompletableFuture<ToolCallSnapshot> f = done;
+      TerminalStage f = done;
       if (f != null) {
-        f.complete(latest);
+        f.release(latest);
       }
     }
   }
