@@ -61,16 +61,16 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   @SuppressWarnings("unused")
   private volatile TerminalStage done;
 
+  /** Where changes are written first, or null. */
+  private final CallStore store;
 
-  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, EventBus bus, CallStore store) {
-    super(ToolCallSnapshot.initial(identity, arguments), true, durable(store));
+  /** A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not). */
+  private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, EventBus bus, Ticker ticker, CallStore store) {
+    super(initial, deliverInitial, durable(store));
     this.ticker = ticker;
     this.bus = bus;
     this.store = store;
   }
-
-  /** Where changes are written first, or null. */
-  private final CallStore store;
 
   /**
    * The durable write of a call's changes through {@code store}, or null. A write another runtime beat reads the
@@ -123,15 +123,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   public static ToolCall restore(ToolCallSnapshot snapshot, EventBus bus, Ticker ticker, CallStore store) {
     Objects.requireNonNull(snapshot, "snapshot");
     CallHistory.check(snapshot);
-    return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
+    return new ToolCall(snapshot, false, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
         store);
-  }
-
-  private ToolCall(ToolCallSnapshot restored, EventBus bus, Ticker ticker, CallStore store) {
-    super(restored, false, durable(store));
-    this.ticker = ticker;
-    this.bus = bus;
-    this.store = store;
   }
 
   /** Starts a call with the id and tool name the model gave. */
@@ -223,7 +216,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
-    return result(change(expected, CallChecks.requireArgumentsVersion(argumentsVersion), outcome.state(), reason, outcome));
+    return result(change(expected, CallChecks.requireArgumentsVersion(argumentsVersion), outcome.state(), reason,
+        outcome));
   }
 
   /**
@@ -380,9 +374,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * {@code argumentsVersion}). The other changes (arguments, output, retries) never change the state.
    *
    * <p>It does not build the {@link TransitionResult}: this method is large once the JIT has inlined the hand-off
-   * into it, so it is usually not inlined into its callers, and a result made here would then escape. The public methods
-   * are small and make the result through {@link #result}, so when they are inlined into the caller, the JIT can
-   * drop the result the caller only reads.
+   * into it, so it is usually not inlined into its callers, and a result made here would then escape. The public
+   * methods are small and make the result through {@link #result}, so when they are inlined into the caller, the JIT
+   * can drop the result the caller only reads.
    */
   private ToolCallSnapshot change(ToolCallState expected, int argumentsVersion, ToolCallState target,
       Change change, Outcome outcome) {
@@ -461,7 +455,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, EventBus bus, CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
         ticker.read(), origin, label);
-    ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
+    ToolCall call = new ToolCall(ToolCallSnapshot.initial(identity, arguments), true, bus, ticker, store);
     if (store != null && !store.create(call.current())) {
       throw new DuplicateCallException(sessionId, callId);
     }

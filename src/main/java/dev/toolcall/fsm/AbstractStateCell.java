@@ -304,11 +304,11 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
   }
 
   /**
-   * Called by the draining thread after it handed off versions up to {@code latest} and released the drain (the
-   * release, an atomic add, is a full fence: a thread that announced itself before it, and checks
-   * {@link #isHandedOff} after the announcement, or is seen here, meets the hand-off on one side at least). Runs outside
-   * the drain, so possibly beside the next drainer's {@link #deliver}; for completing what waits for a version, such as
-   * a terminal one. Does nothing by default; it should not throw.
+   * Called by the draining thread after it handed off versions up to {@code latest} and released the drain. The
+   * release, an atomic add, is a full fence: a waiter that announces itself with a compare-and-set and then checks
+   * {@link #isHandedOff} either sees the hand-off there or is seen by the reads made here. Runs outside the drain, so
+   * possibly beside the next drainer's {@link #deliver}; for completing what waits for a version, such as a terminal
+   * one. Does nothing by default; it should not throw.
    */
   protected void afterHandOff(V latest) {}
 
