@@ -181,14 +181,6 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
       return node.deepCopy();
     }
 
-    /**
-     * The parsed JSON itself, not a copy, for readers in this package that never change it (the schema check): a
-     * copy per check was a tenth of the bytes of a call's whole path.
-     */
-    static JsonNode shared(ToolArguments arguments) {
-      return arguments instanceof Json j ? j.node : arguments.asJson();
-    }
-
     @Override
     public String toString() {
       return raw;

@@ -7,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +26,7 @@ import org.slf4j.LoggerFactory;
  * transitions exactly one wins.
  *
  * <h2>Events</h2>
- * Each change publishes one {@link dev.toolcall.event.ToolCallEvent} on the call's {@link ToolCallPublisher} (an
- * {@link dev.toolcall.event.EventBus}), in version order, each exactly
+ * Each change publishes one {@link dev.toolcall.event.ToolCallEvent} on the call's {@link dev.toolcall.event.EventBus}, in version order, each exactly
  * once, after the change took effect (never inside the compare-and-set). Each state transition is logged at DEBUG
  * with call id, tool, from, to and cause; nothing is logged above DEBUG on this path.
  *
@@ -43,7 +41,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   static {
     try {
-      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", CompletableFuture.class);
+      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", TerminalStage.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -53,25 +51,22 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   private final ToolCallPublisher bus;
 
   /** For the argumentsVersion parameter of the private change loop: any arguments version. */
-  private static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
+  static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
 
   /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
   @SuppressWarnings("unused")
-  private volatile CompletableFuture<ToolCallSnapshot> done;
+  private volatile TerminalStage done;
 
-  /** The terminal snapshot once its event has been published; written by the draining thread. */
-  private volatile ToolCallSnapshot terminalPublished;
+  /** Where changes are written first, or null. */
+  private final CallStore store;
 
-  private ToolCall(ToolCallIdentity identity, ToolArguments arguments, Ticker ticker, ToolCallPublisher bus,
-      CallStore store) {
-    super(ToolCallSnapshot.initial(identity, arguments), true, durable(store));
+  /** A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not). */
+  private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker, CallStore store) {
+    super(initial, deliverInitial, durable(store));
     this.ticker = ticker;
     this.bus = bus;
     this.store = store;
   }
-
-  /** Where changes are written first, or null. */
-  private final CallStore store;
 
   /**
    * The durable write of a call's changes through {@code store}, or null. A write another runtime beat reads the
@@ -82,58 +77,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (store == null) {
       return null;
     }
-    return (expected, next) -> {
-      if (store.compareAndSet(expected, next)) {
-        return null;
-      }
-      ToolCallIdentity id = expected.identity();
-      CallRecord stored = store.read(id.sessionId(), id.callId()).orElse(null);
-      if (stored == null || stored.version() <= expected.version()) {
-        throw new StaleCallException(id.sessionId() + "/" + id.callId(), expected.version());
-      }
-      return adopted(expected, stored);
-    };
-  }
-
-  /**
-   * The chain from {@code cur} to the stored version {@code c}: one version per state change the store's path records
-   * above {@code cur}'s version, the last being {@code c} itself (versions made elsewhere without a state change, such
-   * as output, are not rebuilt).
-   */
-  static ToolCallSnapshot adopted(ToolCallSnapshot cur, CallRecord c) {
-    ToolCallIdentity id = cur.identity();
-    if (!id.sessionId().equals(c.sessionId()) || !id.callId().equals(c.callId())) {
-      throw new IllegalArgumentException("stored call " + c.sessionId() + "/" + c.callId() + " is not call "
-          + id.sessionId() + "/" + id.callId());
-    }
-    ToolArguments args = c.argumentsVersion() == cur.argumentsVersion() ? cur.arguments()
-        : ToolArguments.ofText(c.arguments());
-    ToolCallSnapshot s = cur;
-    for (CallRecord.Step step : c.path()) {
-      if (step.version() > s.version() && step.version() < c.version()) {
-        s = new ToolCallSnapshot(id, step.state(), step.version(), args,
-            Math.min(c.argumentsVersion(), step.version()), Math.max(s.attempt(),
-            step.state() == ToolCallState.RUNNING ? 1 : 0), null, Reason.CHANGED_ELSEWHERE, tickOf(id, step.at()), s);
-      }
-    }
-    CallRecord.Step last = c.path().get(c.path().size() - 1);
-    Change change = Reason.CHANGED_ELSEWHERE;
-    if (c.permission() != null) {
-      change = new Change.PermissionAsked(c.permission().requestId(), c.argumentsVersion(), c.permission().deadline(),
-          tickOf(id, c.permission().deadline()));
-    } else if (c.state() == s.state() && c.state() == ToolCallState.RUNNING && c.attempt() > Math.max(1, s.attempt())) {
-      change = new Change.RetryScheduled(c.attempt(), Duration.ZERO, "attempt " + c.attempt() + " was started by"
-          + " another runtime sharing the store");
-    } else if (c.state() == s.state() && c.argumentsVersion() != s.argumentsVersion()) {
-      change = new Change.ArgumentsModified(s.arguments(), "another runtime sharing the store");
-    }
-    long tick = last.version() == c.version() ? tickOf(id, last.at()) : Math.max(s.tick(), tickOf(id, last.at()));
-    return new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), c.outcome(),
-        change, tick, s);
-  }
-
-  private static long tickOf(ToolCallIdentity id, java.time.Instant at) {
-    return CallRecord.tickAt(id.createdAt(), id.createdTick(), at);
+    return (expected, next) -> StoreAdoption.write(store, expected, next);
   }
 
   /**
@@ -145,21 +89,13 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @return the call's snapshot afterwards
    * @throws RuntimeException what the store threw reading the call
    */
-  public ToolCallSnapshot refresh() {
-    if (store == null) {
-      return current();
-    }
-    ToolCallIdentity id = identity();
-    CallRecord stored = store.read(id.sessionId(), id.callId()).orElse(null);
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (stored == null || stored.version() <= cur.version() || cur.isTerminal()) {
-        return cur;
-      }
-      if (adopt(cur, adopted(cur, stored))) {
-        return current();
-      }
-    }
+  ToolCallSnapshot refresh() {
+    return store == null ? current() : StoreAdoption.refresh(this, store);
+  }
+
+  /** {@link #adopt} for {@link StoreAdoption}: installs a version the store holds, written elsewhere. */
+  boolean adoptStored(ToolCallSnapshot expected, ToolCallSnapshot newer) {
+    return adopt(expected, newer);
   }
 
   /**
@@ -174,8 +110,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /**
-   * {@link #restore(ToolCallSnapshot, ToolCallPublisher, Ticker)} for a call whose changes go to {@code store} first
-   * (see
+   * {@link #restore(ToolCallSnapshot, ToolCallPublisher, Ticker)} for a call whose changes go to {@code store} first (see
    * {@link CallStore}); the restored version itself is not written (it is the store's, or the caller stores it).
    *
    * @param store the store, or null for a call in memory only
@@ -183,34 +118,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   public static ToolCall restore(ToolCallSnapshot snapshot, ToolCallPublisher bus, Ticker ticker, CallStore store) {
     Objects.requireNonNull(snapshot, "snapshot");
-    checkHistory(snapshot);
-    return new ToolCall(snapshot, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
+    CallHistory.check(snapshot);
+    return new ToolCall(snapshot, false, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
         store);
-  }
-
-  /**
-   * Refuses a history that no sequence of changes could have made: a change of state that is not an edge of the
-   * matrix, or any version after a terminal one.
-   */
-  private static void checkHistory(ToolCallSnapshot snapshot) {
-    for (ToolCallSnapshot s = snapshot, p = s.previous(); p != null; s = p, p = p.previous()) {
-      if (p.isTerminal() || p.state() != s.state() && !ToolCallState.TABLE.allows(p.state(), s.state())) {
-        throw new IllegalArgumentException("snapshot of call " + snapshot.identity().sessionId() + "/"
-            + snapshot.callId() + " has a history the transition matrix forbids: v" + p.version() + " " + p.state()
-            + " -> v"
-            + s.version() + " " + s.state() + " (" + p.state() + " allows " + p.state().successors() + ")");
-      }
-    }
-  }
-
-  private ToolCall(ToolCallSnapshot restored, ToolCallPublisher bus, Ticker ticker, CallStore store) {
-    super(restored, false, durable(store));
-    this.ticker = ticker;
-    this.bus = bus;
-    this.store = store;
-    if (restored.isTerminal()) {
-      this.terminalPublished = restored;
-    }
   }
 
   /** Starts a call with the id and tool name the model gave. */
@@ -288,7 +198,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(change, "change");
-    return result(change(expected, requireArgumentsVersion(argumentsVersion), target, change, null));
+    return result(change(expected, CallChecks.requireArgumentsVersion(argumentsVersion), target, change, null));
   }
 
   /**
@@ -302,7 +212,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(reason, "reason");
-    return result(change(expected, requireArgumentsVersion(argumentsVersion), outcome.state(), reason, outcome));
+    return result(change(expected, CallChecks.requireArgumentsVersion(argumentsVersion), outcome.state(), reason,
+        outcome));
   }
 
   /**
@@ -370,14 +281,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, ToolArguments arguments,
       String by) {
-    Objects.requireNonNull(expected, "expected");
-    Objects.requireNonNull(arguments, "arguments");
-    Objects.requireNonNull(by, "by");
-    if (expected.isTerminal()) {
-      throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
-          + expected);
-    }
-    return replaceArguments(expected, ANY_ARGUMENTS, arguments, by);
+    CallChecks.requireEdit(expected, arguments, by);
+    return CallVersions.replaceArguments(this, expected, ANY_ARGUMENTS, arguments, by);
   }
 
   /**
@@ -386,14 +291,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   public TransitionResult<ToolCallSnapshot> modifyArguments(ToolCallState expected, int argumentsVersion,
       ToolArguments arguments, String by) {
-    Objects.requireNonNull(expected, "expected");
-    Objects.requireNonNull(arguments, "arguments");
-    Objects.requireNonNull(by, "by");
-    if (expected.isTerminal()) {
-      throw new IllegalArgumentException("expected must be a non-terminal state (an ended call never changes), was "
-          + expected);
-    }
-    return replaceArguments(expected, requireArgumentsVersion(argumentsVersion), arguments, by);
+    CallChecks.requireEdit(expected, arguments, by);
+    return CallVersions.replaceArguments(this, expected, CallChecks.requireArgumentsVersion(argumentsVersion),
+        arguments, by);
   }
 
   /**
@@ -406,68 +306,26 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @param dropped writes dropped since the last chunk
    */
   public TransitionResult<ToolCallSnapshot> appendOutput(String chunk, long sequence, long dropped) {
-    Objects.requireNonNull(chunk, "chunk");
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (cur.state() != ToolCallState.RUNNING) {
-        return new TransitionResult<>(false, cur);
-      }
-      Change.OutputAppended c = Change.OutputAppended.after(lastOutput(cur), chunk, sequence, dropped);
-      ToolCallSnapshot link = cur;
-      if (cur.change() instanceof Change.OutputAppended && isHandedOff(cur)) {
-        do {
-          link = link.previous();
-        } while (link != null && link.change() instanceof Change.OutputAppended);
-      }
-      ToolCallSnapshot nv = new ToolCallSnapshot(cur.identity(), cur.state(), cur.version() + 1, cur.arguments(),
-          cur.argumentsVersion(), cur.attempt(), null, c, ticker.read(), link);
-      if (install(cur, nv)) {
-        return new TransitionResult<>(true, nv);
-      }
-    }
+    return CallVersions.appendOutput(this, Objects.requireNonNull(chunk, "chunk"), sequence, dropped);
   }
+
 
   /**
-   * {@code nv} as built, or, when {@code cur} is live output that has been handed off and ends a stretch of several
-   * chunks or carries a chunk longer than {@link Change.OutputAppended#TAIL_CHARS}, {@code nv} linked to a copy of
-   * {@code cur} that links the version before the stretch and keeps the end of its chunk only. What a call retains of
-   * its output once it moves on is then one version with at most twice {@code TAIL_CHARS} chars (the chunk's end and
-   * the tail), however much it printed. One type check when {@code cur} is not output.
+   * {@code nv}, or, when {@code cur} is handed-off live output, {@code nv} with that stretch of output kept to one
+   * version ({@link CallHistory#bounded}). One type check when {@code cur} is not output.
    */
-  private ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
-    if (!(cur.change() instanceof Change.OutputAppended o)) {
-      return nv;
-    }
-    ToolCallSnapshot p = cur.previous();
-    boolean stretch = p != null && p.change() instanceof Change.OutputAppended;
-    boolean longChunk = o.chunk().length() > Change.OutputAppended.TAIL_CHARS;
-    if (!stretch && !longChunk || !isHandedOff(cur)) {
-      return nv;
-    }
-    while (p != null && p.change() instanceof Change.OutputAppended) {
-      p = p.previous();
-    }
-    Change.OutputAppended kept = longChunk ? new Change.OutputAppended(
-        o.chunk().substring(o.chunk().length() - Change.OutputAppended.TAIL_CHARS), o.sequence(), o.dropped(),
-        o.outputChars(), o.droppedTotal(), o.tail()) : o;
-    return linked(nv, new ToolCallSnapshot(cur.identity(), cur.state(), cur.version(), cur.arguments(),
-        cur.argumentsVersion(), cur.attempt(), null, kept, cur.tick(), p));
+  ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
+    return cur.change() instanceof Change.OutputAppended o ? CallHistory.bounded(cur, o, nv, isHandedOff(cur)) : nv;
   }
 
-  /** {@code s} with {@code previous} as the version it links. */
-  private static ToolCallSnapshot linked(ToolCallSnapshot s, ToolCallSnapshot previous) {
-    return new ToolCallSnapshot(s.identity(), s.state(), s.version(), s.arguments(), s.argumentsVersion(),
-        s.attempt(), s.outcome(), s.change(), s.tick(), previous);
+  /** {@link #isHandedOff} for the helpers of this package. */
+  boolean handedOff(ToolCallSnapshot version) {
+    return isHandedOff(version);
   }
 
-  /** The latest output chunk in {@code s}'s history, or null. */
-  private static Change.OutputAppended lastOutput(ToolCallSnapshot s) {
-    for (ToolCallSnapshot v = s; v != null; v = v.previous()) {
-      if (v.change() instanceof Change.OutputAppended o) {
-        return o;
-      }
-    }
-    return null;
+  /** {@link #install} for the helpers of this package: the compare-and-set of a version that keeps the state. */
+  boolean installVersion(ToolCallSnapshot expected, ToolCallSnapshot next) {
+    return install(expected, next);
   }
 
   /**
@@ -475,36 +333,27 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * {@code nextAttempt - 1}; loses otherwise (for example when cancelled meanwhile).
    */
   public TransitionResult<ToolCallSnapshot> scheduleRetry(int nextAttempt, Duration delay, String failure) {
-    Change.RetryScheduled c = new Change.RetryScheduled(nextAttempt, delay, failure);
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (cur.state() != ToolCallState.RUNNING || cur.attempt() != nextAttempt - 1) {
-        return new TransitionResult<>(false, cur);
-      }
-      ToolCallSnapshot nv = bounded(cur, cur.withChange(c, nextAttempt, ticker.read()));
-      if (install(cur, nv)) {
-        return new TransitionResult<>(true, nv);
-      }
-    }
+    return CallVersions.scheduleRetry(this, new Change.RetryScheduled(nextAttempt, delay, failure));
   }
+
 
   /**
    * A stage that completes once, with the terminal snapshot, when the call ends (at once if it has). It completes
    * after the terminal event has been handed to the bus, so every inline listener has seen it by then (a listener
    * with an executor may still be catching up). It never completes exceptionally. The returned stage cannot be
-   * completed by callers.
+   * completed by callers. Every call returns the same stage, so asking again allocates nothing.
    */
   public CompletionStage<ToolCallSnapshot> whenTerminal() {
-    CompletableFuture<ToolCallSnapshot> f = done;
+    TerminalStage f = done;
     if (f == null) {
-      CompletableFuture<ToolCallSnapshot> created = new CompletableFuture<>();
+      TerminalStage created = new TerminalStage();
       f = DONE.compareAndSet(this, null, created) ? created : done;
-      ToolCallSnapshot t = terminalPublished;
-      if (t != null) {
-        f.complete(t);
+      ToolCallSnapshot t = current(); // after the compare-and-set above, a fence: see afterHandOff
+      if (t.isTerminal() && isHandedOff(t)) {
+        f.release(t);
       }
     }
-    return f.minimalCompletionStage();
+    return f;
   }
 
   /** Whether the call has ended. */
@@ -521,17 +370,14 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * {@code argumentsVersion}). The other changes (arguments, output, retries) never change the state.
    *
    * <p>It does not build the {@link TransitionResult}: this method is large once the JIT has inlined the hand-off
-   * into it, so it is usually not inlined into its callers, and a result made here would then escape. The public methods
-   * are small and make the result through {@link #result}, so when they are inlined into the caller, the JIT can
-   * drop the result the caller only reads.
+   * into it, so it is usually not inlined into its callers, and a result made here would then escape. The public
+   * methods are small and make the result through {@link #result}, so when they are inlined into the caller, the JIT
+   * can drop the result the caller only reads.
    */
   private ToolCallSnapshot change(ToolCallState expected, int argumentsVersion, ToolCallState target,
       Change change, Outcome outcome) {
     ToolCallState.TABLE.check(expected, target); // the one check of the matrix for every change of state
-    if (target.isTerminal() != (outcome != null)) {
-      throw target.isTerminal() ? terminalNeedsOutcome(target)
-          : new IllegalArgumentException("target " + target + " is not terminal and takes no outcome");
-    }
+    CallChecks.requireOutcomeFits(target, outcome);
     ToolCallSnapshot won = casLoop(expected, argumentsVersion, target, change, outcome);
     if (won != null) {
       drainPending();
@@ -569,34 +415,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
   }
 
-  private TransitionResult<ToolCallSnapshot> replaceArguments(ToolCallState expected, int argumentsVersion,
-      ToolArguments arguments, String by) {
-    for (;;) {
-      ToolCallSnapshot cur = current();
-      if (cur.state() != expected
-          || (argumentsVersion != ANY_ARGUMENTS && cur.argumentsVersion() != argumentsVersion)) {
-        return new TransitionResult<>(false, cur);
-      }
-      ToolCallSnapshot nv = cur.withArguments(arguments, by, ticker.read());
-      if (install(cur, nv)) {
-        return new TransitionResult<>(true, nv);
-      }
-    }
-  }
-
-  private static int requireArgumentsVersion(int argumentsVersion) {
-    if (argumentsVersion < 0) {
-      throw new IllegalArgumentException("argumentsVersion must be >= 0 (a snapshot's argumentsVersion()), was "
-          + argumentsVersion);
-    }
-    return argumentsVersion;
-  }
-
-  private static IllegalArgumentException terminalNeedsOutcome(ToolCallState target) {
-    return new IllegalArgumentException("target " + target
-        + " is terminal and needs an outcome: use complete, fail, deny, cancel or terminate");
-  }
-
   private void debug(ToolCallState from, ToolCallSnapshot s, Change change) {
     log.debug("tool call {} ({}) {} -> {} v{} cause {}", s.callId(), s.toolName(), from, s.state(),
         s.version(), change);
@@ -608,31 +426,32 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (s.change() == Reason.CHANGED_ELSEWHERE && !s.isStateChange()) {
       return; // a version made elsewhere that changed neither state, attempt nor arguments (its output): no event
     }
-    try {
-      bus.publish(s);
-    } finally { // whatever publishing threw (it should not), whenTerminal completes
-      if (s.isTerminal()) {
-        released(s);
-      }
+    if (bus.hasSubscribers()) {
+      bus.publish(ToolCallEvent.of(s));
     }
   }
 
-  /** The terminal version has been handed to the bus: whenTerminal completes. */
-  private void released(ToolCallSnapshot s) {
-    terminalPublished = s;
-    CompletableFuture<ToolCallSnapshot> f = done;
-    if (f != null) {
-      f.complete(s);
+  /**
+   * The versions up to {@code latest} have been handed to the bus (whatever publishing threw, it should not): when
+   * {@code latest} is terminal, whenTerminal completes. No volatile write of its own: the drain's release before this
+   * is the fence that pairs with the compare-and-set in {@link #whenTerminal()}, so one of the two sees the other.
+   */
+  @Override
+  protected void afterHandOff(ToolCallSnapshot latest) {
+    if (latest.isTerminal()) {
+      TerminalStage f = done;
+      if (f != null) {
+        f.release(latest);
+      }
     }
   }
 
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
   private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
-      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, ToolCallPublisher bus,
-      CallStore store) {
+      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, ToolCallPublisher bus, CallStore store) {
     ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
         ticker.read(), origin, label);
-    ToolCall call = new ToolCall(identity, arguments, ticker, bus, store);
+    ToolCall call = new ToolCall(ToolCallSnapshot.initial(identity, arguments), true, bus, ticker, store);
     if (store != null && !store.create(call.current())) {
       throw new DuplicateCallException(sessionId, callId);
     }

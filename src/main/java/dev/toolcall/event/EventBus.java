@@ -5,8 +5,12 @@ import dev.toolcall.ToolCallPublisher;
 import dev.toolcall.ToolCallSnapshot;
 import java.util.Arrays;
 import java.util.Objects;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *       that must stop on {@link OutOfMemoryError} should say so to the JVM ({@code -XX:+ExitOnOutOfMemoryError}).
  *       </li>
  *   <li><b>One at a time.</b> A listener is never invoked concurrently with itself, whichever calls and threads
- *       the events come from, so it needs no locking of its own. For an inline listener this is a monitor per
+ *       the events come from, so it needs no locking of its own. For an inline listener this is a lock per
  *       subscription: threads publishing to the same inline listener take turns (which is also why one shared
  *       inline subscriber does not scale with publishing threads; give a busy listener an executor, or each
  *       thread's calls their own bus).</li>
@@ -137,12 +141,39 @@ public final class EventBus implements ToolCallPublisher {
     }
   }
 
-  /** One subscription: the listener, its optional serial executor, and its closed flag (guarded by itself). */
+  /**
+   * One subscription: the listener, its optional serial executor, its closed flag, and the lock that serialises its
+   * invocations and its close.
+   *
+   * <p>The lock is the thread holding it, in {@code owner}: taken by one compare-and-set, released by an ordered store
+   * (no atomic operation), re-entrant (a listener that changes another call of the same bus from inside its callback
+   * is invoked again at once, as with a JDK monitor). Threads that find it held spin briefly, then queue and park; the
+   * releaser wakes the first queued thread. A waiter that queued in the instant the holder released may be missed by
+   * that wake-up (the release is not a fence); it then wakes by itself after its park times out (10 µs, doubling up
+   * to 1 ms) and tries again, so no wake-up is ever lost for good. The uncontended path is one compare-and-set per
+   * event, where a monitor takes two (enter and exit).
+   */
   private static final class Sub implements Subscription {
+    private static final VarHandle OWNER;
+    private static final int SPINS = 64;
+    private static final long FIRST_PARK_NANOS = 10_000;
+    private static final long MAX_PARK_NANOS = 1_000_000;
+
+    static {
+      try {
+        OWNER = MethodHandles.lookup().findVarHandle(Sub.class, "owner", Thread.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final EventBus bus;
     private final EventListener listener;
     private final Executor serial; // null for inline
-    private volatile boolean closed; // written under this
+    private volatile boolean closed; // written under the lock
+    @SuppressWarnings("unused")
+    private volatile Thread owner; // the lock: the thread invoking the listener or closing, or null
+    private final ConcurrentLinkedQueue<Thread> waiting = new ConcurrentLinkedQueue<>();
 
     Sub(EventBus bus, EventListener listener, Executor serial) {
       this.bus = bus;
@@ -164,16 +195,74 @@ public final class EventBus implements ToolCallPublisher {
       }
     }
 
-    private synchronized void deliver(Event event) {
-      if (!closed) {
-        invokeIsolated(listener, event);
+    private void deliver(Event event) {
+      Thread me = Thread.currentThread();
+      if (owner == me) { // re-entrant: this thread holds the lock further up its stack
+        if (!closed) {
+          invokeIsolated(listener, event);
+        }
+        return;
+      }
+      lock(me);
+      try {
+        if (!closed) {
+          invokeIsolated(listener, event);
+        }
+      } finally {
+        unlock();
+      }
+    }
+
+    private void lock(Thread me) {
+      if (!OWNER.compareAndSet(this, null, me)) {
+        lockContended(me);
+      }
+    }
+
+    private void unlock() {
+      OWNER.setRelease(this, null);
+      Thread next = waiting.peek();
+      if (next != null) {
+        LockSupport.unpark(next);
+      }
+    }
+
+    private void lockContended(Thread me) {
+      for (int i = 0; i < SPINS; i++) {
+        Thread.onSpinWait();
+        if (owner == null && OWNER.compareAndSet(this, null, me)) {
+          return;
+        }
+      }
+      waiting.add(me);
+      boolean interrupted = false;
+      try {
+        long park = FIRST_PARK_NANOS;
+        while (!(owner == null && OWNER.compareAndSet(this, null, me))) {
+          LockSupport.parkNanos(this, park);
+          park = Math.min(park * 2, MAX_PARK_NANOS);
+          interrupted |= Thread.interrupted(); // as a monitor: waiting is not interruptible; the flag is kept
+        }
+      } finally {
+        waiting.remove(me);
+        if (interrupted) {
+          me.interrupt();
+        }
       }
     }
 
     @Override
     public void close() {
-      synchronized (this) {
+      Thread me = Thread.currentThread();
+      if (owner == me) { // from inside its own callback
         closed = true;
+      } else {
+        lock(me);
+        try {
+          closed = true;
+        } finally {
+          unlock();
+        }
       }
       bus.remove(this);
     }

@@ -95,7 +95,9 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
       throw new IllegalArgumentException("initial version must be >= 0, was " + initial.version());
     }
     this.delivered = deliverInitial ? initial.version() - 1 : initial.version();
-    this.current = initial;
+    // A plain store, not a volatile one (which costs a fence): a cell reaches other threads by safe publication,
+    // as its plain field delivered already requires.
+    CURRENT.set(this, initial);
     this.durable = durable;
     this.writeLock = durable == null ? null : new Object();
   }
@@ -292,11 +294,23 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
         DELIVERED.setRelease(this, latest.version());
       }
       missed = (int) WIP.getAndAdd(this, -missed) - missed;
+      if (latest.version() > from) {
+        afterHandOff(latest);
+      }
       if (missed == 0) {
         return;
       }
     }
   }
+
+  /**
+   * Called by the draining thread after it handed off versions up to {@code latest} and released the drain. The
+   * release, an atomic add, is a full fence: a waiter that announces itself with a compare-and-set and then checks
+   * {@link #isHandedOff} either sees the hand-off there or is seen by the reads made here. Runs outside the drain, so
+   * possibly beside the next drainer's {@link #deliver}; for completing what waits for a version, such as a terminal
+   * one. Does nothing by default; it should not throw.
+   */
+  protected void afterHandOff(V latest) {}
 
   /**
    * Hands off the versions above {@code from} linked back from {@code latest}, oldest first. They are usually every

@@ -65,7 +65,7 @@ final class Closing {
    * cancelled, listeners told; its authorize stage is left as it is, since nothing decided the call here.
    */
   private void abandon(Pending p) {
-    if (!p.done.compareAndSet(false, true)) {
+    if (!p.markDone()) {
       return;
     }
     String id = p.request.requestId();

@@ -4,12 +4,29 @@ import dev.toolcall.DeadlineTimer;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
-/** One waiting request. Immutable after construction except as noted. */
-final class Pending {
+/**
+ * One waiting request. Immutable after construction except as noted. It is also its own deadline task ({@link #run},
+ * armed by {@link RequestDeadlines#arm}) and its own callback for the call's end ({@link #accept}), and holds its
+ * done flag itself, so that a waiting request allocates no lambda and no flag object of its own.
+ */
+final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
+  private static final VarHandle DONE;
+
+  static {
+    try {
+      DONE = MethodHandles.lookup().findVarHandle(Pending.class, "done", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final PermissionService svc;
   final long seq;
   final ToolCall call;
   final Duration timeout;
@@ -17,8 +34,9 @@ final class Pending {
   final PermissionRequest request;
   /** Completed once, by finish(). */
   final CompletableFuture<ToolCallSnapshot> result = new CompletableFuture<>();
-  /** Set once, by finish() (or by ask() when the request never opened). */
-  final AtomicBoolean done = new AtomicBoolean();
+  /** Set once, by finish() (or by ask() when the request never opened): see {@link #markDone}. */
+  @SuppressWarnings("unused")
+  private volatile boolean done;
   /** The deadline task; written by ask() and onDeadline(), read by finish(). */
   volatile DeadlineTimer.Handle timer;
   /**
@@ -29,7 +47,8 @@ final class Pending {
   /** The request for the latest arguments seen; racy cache of immutable values. */
   volatile PermissionRequest latest;
 
-  Pending(long seq, ToolCall call, Duration timeout, PermissionRequest request) {
+  Pending(PermissionService svc, long seq, ToolCall call, Duration timeout, PermissionRequest request) {
+    this.svc = svc;
     this.seq = seq;
     this.call = call;
     this.timeout = timeout;
@@ -37,10 +56,32 @@ final class Pending {
     this.latest = request;
   }
 
+  /** Whether the request has been resolved (or never opened). */
+  boolean isDone() {
+    return done;
+  }
+
+  /** Marks the request resolved; true for the one caller that did so first. */
+  boolean markDone() {
+    return DONE.compareAndSet(this, false, true);
+  }
+
+  /** The first deadline has come (the task {@link RequestDeadlines#arm} scheduled). */
+  @Override
+  public void run() {
+    svc.timeouts.onDeadline(this, 0);
+  }
+
+  /** The call has ended: the request is resolved with {@code terminal}, if nothing resolved it before. */
+  @Override
+  public void accept(ToolCallSnapshot terminal) {
+    svc.finish(this, terminal);
+  }
+
   /** The request as it is now, or null once the call left PERMISSION_PENDING. */
   PermissionRequest current() {
     ToolCallSnapshot s = call.snapshot();
-    return done.get() || s.state() != ToolCallState.PERMISSION_PENDING ? null : request(s);
+    return done || s.state() != ToolCallState.PERMISSION_PENDING ? null : request(s);
   }
 
   PermissionRequest request(ToolCallSnapshot s) {

@@ -239,7 +239,7 @@ public final class PermissionService implements AutoCloseable {
 
   /** Resolves {@code p} once: out of both maps, timer cancelled, authorize stage completed with {@code s}. */
   void finish(Pending p, ToolCallSnapshot s) {
-    if (!p.done.compareAndSet(false, true)) {
+    if (!p.markDone()) {
       return;
     }
     s = leftPending(s);

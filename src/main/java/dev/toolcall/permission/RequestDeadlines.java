@@ -26,11 +26,11 @@ final class RequestDeadlines {
 
   /** Arms {@code p}'s deadline {@code left} from now. */
   void arm(Pending p, Duration left) {
-    p.timer = svc.deadlines.schedule(() -> onDeadline(p, 0), left);
+    p.timer = svc.deadlines.schedule(p, left); // p.run() calls onDeadline(p, 0)
   }
 
-  private void onDeadline(Pending p, int tries) {
-    if (p.done.get()) {
+  void onDeadline(Pending p, int tries) {
+    if (p.isDone()) {
       return;
     }
     long left = p.request.deadlineTick() - svc.ticker.read();
@@ -63,7 +63,7 @@ final class RequestDeadlines {
    */
   private void rearm(Pending p, Duration delay, int tries) {
     p.timer = svc.deadlines.schedule(() -> onDeadline(p, tries), delay);
-    if (p.done.get()) {
+    if (p.isDone()) {
       p.cancelTimer();
     }
   }

@@ -38,7 +38,7 @@ final class RequestOpening {
     Instant deadline = Durations.saturatedPlus(createdAt, timeout);
     long seq = svc.sequence.incrementAndGet();
     String id = PermissionService.newRequestId();
-    Pending p = new Pending(seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
+    Pending p = new Pending(svc, seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
         call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
     svc.byId.put(id, p);
     TransitionResult<ToolCallSnapshot> r;
@@ -47,12 +47,12 @@ final class RequestOpening {
           new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick));
     } catch (RuntimeException e) { // the call store failed: the request never opened
       svc.byId.remove(id, p);
-      p.done.set(true);
+      p.markDone();
       throw e;
     }
     if (r.lost()) {
       svc.byId.remove(id, p);
-      p.done.set(true);
+      p.markDone();
       ToolCallSnapshot cur = r.snapshot();
       return cur.state() == ToolCallState.PENDING ? null : PermissionService.done(cur);
     }
@@ -73,8 +73,8 @@ final class RequestOpening {
       svc.requestListeners.opened(p.request);
     }
     svc.timeouts.arm(p, left);
-    p.call.whenTerminal().thenAccept(t -> svc.finish(p, t));
-    if (p.done.get()) {
+    p.call.whenTerminal().thenAccept(p); // p.accept(t) calls svc.finish(p, t)
+    if (p.isDone()) {
       svc.queue.remove(p);
       p.cancelTimer();
     } else {

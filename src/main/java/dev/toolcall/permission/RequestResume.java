@@ -52,7 +52,7 @@ final class RequestResume {
     Duration timeout = Duration.between(askedAt, asked.deadline());
     PermissionRequest request = new PermissionRequest(id, call.callId(), call.sessionId(), call.toolName(),
         s.arguments(), s.argumentsVersion(), askedAt, asked.deadline(), asked.deadlineTick());
-    Pending p = new Pending(svc.sequence.incrementAndGet(), call, timeout, request);
+    Pending p = new Pending(svc, svc.sequence.incrementAndGet(), call, timeout, request);
     if (svc.byId.putIfAbsent(id, p) != null) {
       throw new IllegalArgumentException("a permission request with id '" + id + "' is already open");
     }

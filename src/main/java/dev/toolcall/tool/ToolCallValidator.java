@@ -112,7 +112,7 @@ public final class ToolCallValidator {
   }
 
   private static ToolCallValidation check(ToolRegistry.Entry entry, ToolArguments arguments) {
-    ArgumentSchema.Problems problems = entry.schema.validate(ToolArguments.Json.shared(arguments), MAX_REPORTED_PROBLEMS);
+    ArgumentSchema.Problems problems = entry.schema.validate(arguments.asJson(), MAX_REPORTED_PROBLEMS);
     if (problems.total == 0) {
       return new ToolCallValidation.Valid(entry.tool, entry.definition, arguments);
     }
