@@ -252,9 +252,12 @@ class RoundTripsTest {
   }
 
   private static void assertCounts(Sent sent) {
-    System.out.printf("round trips / commits: no approval %d / %d, approved once %d / %d, batch of four %d / %d%n",
-        sent.noApproval().size(), commits(sent.noApproval()), sent.approvedOnce().size(),
-        commits(sent.approvedOnce()), sent.batchOfFour().size(), commits(sent.batchOfFour()));
+    assertThat(sent.noApproval().size()).as("round trips, no approval").isEqualTo(6);
+    assertThat(commits(sent.noApproval())).as("commits, no approval").isEqualTo(3);
+    assertThat(sent.approvedOnce().size()).as("round trips, approved once").isEqualTo(10);
+    assertThat(commits(sent.approvedOnce())).as("commits, approved once").isEqualTo(5);
+    assertThat(sent.batchOfFour().size()).as("round trips, batch of four").isEqualTo(24);
+    assertThat(commits(sent.batchOfFour())).as("commits, batch of four").isEqualTo(12);
     assertThat(sent.noApproval()).containsExactly("INSERT", "COMMIT", "UPDATE", "COMMIT", "UPDATE", "COMMIT");
     assertThat(sent.asked()).containsExactly("INSERT", "COMMIT", "UPDATE", "COMMIT");
     assertThat(sent.approved()).containsExactlyElementsOf(times(3, "UPDATE", "COMMIT"));
