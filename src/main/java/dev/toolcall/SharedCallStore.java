@@ -72,8 +72,9 @@ public interface SharedCallStore extends CallStore {
 
   /**
    * Tells {@code listener} of each version any runtime stores, soon after it commits. A version may be told twice or
-   * out of order, and a version overtaken by the next may be left out; the listener reads the call to learn where it
-   * is. The listener runs on the store's thread and should be quick.
+   * out of order, and a version overtaken by the next, or one this instance stored itself (its runtime holds it), may
+   * be left out; the listener reads the call to learn where it is. The listener runs on the store's thread and should
+   * be quick.
    *
    * @return closing it stops the telling
    */

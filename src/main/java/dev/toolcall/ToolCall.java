@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * transitions exactly one wins.
  *
  * <h2>Events</h2>
- * Each change publishes one {@link dev.toolcall.event.ToolCallEvent} on the call's {@link dev.toolcall.event.EventBus}, in version order, each exactly
+ * Each change publishes one {@link dev.toolcall.event.ToolCallEvent} on the call's {@link ToolCallPublisher} (an
+ * {@link dev.toolcall.event.EventBus}), in version order, each exactly
  * once, after the change took effect (never inside the compare-and-set). Each state transition is logged at DEBUG
  * with call id, tool, from, to and cause; nothing is logged above DEBUG on this path.
  *
@@ -89,7 +90,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @return the call's snapshot afterwards
    * @throws RuntimeException what the store threw reading the call
    */
-  ToolCallSnapshot refresh() {
+  public ToolCallSnapshot refresh() {
     return store == null ? current() : StoreAdoption.refresh(this, store);
   }
 
@@ -426,9 +427,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     if (s.change() == Reason.CHANGED_ELSEWHERE && !s.isStateChange()) {
       return; // a version made elsewhere that changed neither state, attempt nor arguments (its output): no event
     }
-    if (bus.hasSubscribers()) {
-      bus.publish(ToolCallEvent.of(s));
-    }
+    bus.publish(s);
   }
 
   /**

@@ -394,9 +394,11 @@ public final class PostgresCallStore {
   /**
    * This store as the {@link dev.toolcall.SharedCallStore} of one runtime among several on the same database (each
    * with its own {@code DataSource}): {@link #calls()} plus leases held by {@code owner} on the calls it drives, the lookup of
-   * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}. A row
-   * carries the lease of the runtime that last wrote it while the call is pending, approved or running (a call
-   * waiting for a person carries none: anyone may answer, and its deadline bounds it).
+   * a waiting call by its request id, the calls nobody looks after, and a {@link ChangeFeed} for {@code watch}, which
+   * leaves out the versions this instance wrote itself (so its runtime never reads back its own writes; a version
+   * another writer won while this one was writing it is told once the write returns). A row carries the lease of the
+   * runtime that last wrote it while the call is pending, approved or running (a call waiting for a person carries
+   * none: anyone may answer, and its deadline bounds it).
    *
    * @param owner the runtime's name, unique among the runtimes (a host name and process id, say)
    * @param lease how long a claim on a driven call lives unrenewed (at least one second; the runtime renews every third)

@@ -6,15 +6,19 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * One runtime's view of the shared store: {@link PostgresCallStore#shared}. Writes go through {@link Writes} with this
- * runtime's name and lease on the row; reads, lease renewal and the sweep are one statement each. Immutable after
- * construction and thread-safe: each operation takes its own connection. Every failure is a {@link StoreException}.
+ * One runtime's view of the shared store: {@link PostgresCallStore#shared}. Its {@link #watch} leaves out the versions
+ * this view wrote itself (its runtime installs each of them as the write returns), so a runtime does not read back its
+ * own writes when their notifications overtake the install. Writes go through
+ * {@link Writes} with this runtime's name and lease on the row; reads, lease renewal and the sweep are one statement
+ * each. Thread-safe: each operation takes its own connection. Every failure is a {@link StoreException}.
  */
 final class SharedView implements dev.toolcall.SharedCallStore {
   private final PostgresCallStore store;
@@ -34,6 +38,37 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     this.lease = lease;
   }
 
+  /**
+   * The version of each call this view wrote or is writing, for the latest 4,096 calls it wrote, by session and call
+   * id; guarded by itself. Writes of one call are serialised by its runtime, so each call has at most one under way.
+   */
+  private final Map<Map.Entry<String, String>, Own> own = new LinkedHashMap<>(16, 0.75f, true) {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Map.Entry<String, String>, Own> eldest) {
+      return size() > 4096;
+    }
+  };
+
+  /** The listeners of this view's open watches. */
+  private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * A version of a call this view writes: {@code writing} until its write returns, then kept only if it won.
+   * {@code heard} when its notification came while the write was under way (and was held back). Guarded by
+   * {@link #own}.
+   */
+  private static final class Own {
+    final int version;
+    boolean writing = true;
+    boolean heard;
+
+    Own(int version) {
+      this.version = version;
+    }
+  }
+
   /** Inserts the call's row under this runtime's lease; false if the session has a call of that id already. */
   @Override
   public boolean create(dev.toolcall.ToolCallSnapshot first) {
@@ -43,8 +78,48 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   /** One conditional UPDATE that also takes (or keeps; drops it for a call waiting for a person or ended) this runtime's lease. */
   @Override
   public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
-    return writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease)
-        .won();
+    Map.Entry<String, String> key = Map.entry(next.identity().sessionId(), next.callId());
+    Own mine = new Own(next.version());
+    synchronized (own) {
+      own.put(key, mine);
+    }
+    boolean won = false;
+    try {
+      won = writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease)
+          .won();
+      return won;
+    } finally {
+      boolean tell;
+      synchronized (own) {
+        mine.writing = false;
+        tell = !won && mine.heard;
+        if (!won) {
+          own.remove(key, mine);
+        }
+      }
+      if (tell) { // that version was another writer's: told now, as the feed would have
+        for (Listener l : listeners) {
+          l.stored(key.getKey(), key.getValue(), mine.version);
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether the feed's notification of {@code version} of a call is of this view's own write, so its runtime has (or
+   * is about to install) it: held back while the write is under way (told once it returns if it did not win).
+   */
+  private boolean ownVersion(String sessionId, String callId, int version) {
+    synchronized (own) {
+      Own mine = own.get(Map.entry(sessionId, callId));
+      if (mine == null || mine.version != version) {
+        return false;
+      }
+      if (mine.writing) {
+        mine.heard = true;
+      }
+      return true;
+    }
   }
 
   @Override
@@ -148,8 +223,22 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   @Override
   public AutoCloseable watch(Listener listener) {
     Objects.requireNonNull(listener, "listener");
-    return ChangeFeed.start(dataSource, ch -> listener.stored(ch.sessionId(), ch.callId(), ch.version()),
-        Duration.ofMillis(500));
+    listeners.add(listener);
+    ChangeFeed feed;
+    try {
+      feed = ChangeFeed.start(dataSource, ch -> {
+        if (!ownVersion(ch.sessionId(), ch.callId(), ch.version())) {
+          listener.stored(ch.sessionId(), ch.callId(), ch.version());
+        }
+      }, Duration.ofMillis(500));
+    } catch (RuntimeException | Error e) {
+      listeners.remove(listener);
+      throw e;
+    }
+    return () -> {
+      listeners.remove(listener);
+      feed.close();
+    };
   }
 
   @Override

@@ -48,6 +48,11 @@ class PostgresThroughputTest {
       System.out.printf("store compareAndSet, %2d threads: %,d transitions/s%n", threads, done / SECONDS);
       assertThat(done).isPositive();
     }
+    pgbench("toolcall_throughput");
+  }
+
+  /** {@code pgbench -N} (simple update) at 1, 4 and 16 clients on the cluster's database {@code database}. */
+  private static void pgbench(String database) throws Exception {
     String url = PgCluster.url();
     Matcher m = Pattern.compile("//127.0.0.1:(\\d+)/").matcher(url);
     assertThat(m.find()).isTrue();
@@ -55,15 +60,66 @@ class PostgresThroughputTest {
     Path dir = Files.createTempDirectory("pgbench");
     Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
     Path bin = PgCluster.binaries();
-    PgCluster.run(bin.resolve("pgbench") + " -h 127.0.0.1 -p " + port + " -U toolcall -i -s 4 -q toolcall_throughput",
-        dir);
+    PgCluster.run(bin.resolve("pgbench") + " -h 127.0.0.1 -p " + port + " -U toolcall -i -s 4 -q " + database, dir);
     for (int clients : new int[] {1, 4, 16}) {
       String out = PgCluster.run(bin.resolve("pgbench") + " -h 127.0.0.1 -p " + port + " -U toolcall -N -c "
-          + clients + " -j " + Math.min(clients, 2) + " -T " + SECONDS + " toolcall_throughput", dir);
+          + clients + " -j " + Math.min(clients, 2) + " -T " + SECONDS + " " + database, dir);
       Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(out);
       System.out.printf("pgbench -N (simple update), %2d clients: %s tps%n", clients,
           tps.find() ? tps.group(1) : "? (" + out + ")");
     }
+  }
+
+  /**
+   * Issue 30: whole calls (a tool that needs no approval, run on the caller's thread, and on a shared store also on
+   * the scheduler's default executor) through a runtime on {@code calls()} and on {@code shared(...)}, at 1, 4 and 16
+   * threads, each with the round trips and commits per call
+   * it sent (counted at the JDBC boundary, as {@link RoundTripsTest} does), then {@code pgbench -N} on the same server.
+   */
+  @Test
+  void wholeCallsPerSecondAgainstPgbench() throws Exception {
+    DataSource db = PgCluster.database("toolcall_calls_pgbench");
+    PostgresCallStore.create(db).applySchema();
+    dev.toolcall.tool.Tool echo = dev.toolcall.tool.Tool.of(dev.toolcall.tool.ToolDefinition.builder("echo")
+        .requiresApproval(false).build(), inv -> dev.toolcall.ToolResult.of("ok"));
+    for (String mode : List.of("calls()", "shared(...)", "shared(...), tools on the default executor")) {
+      boolean shared = mode.startsWith("shared");
+      for (int threads : new int[] {1, 4, 16}) {
+        RoundTripsTest.Wire wire = new RoundTripsTest.Wire();
+        PostgresCallStore store = PostgresCallStore.create(wire.over(perThread(db)));
+        dev.toolcall.runtime.ToolCallRuntime.Builder b = dev.toolcall.runtime.ToolCallRuntime.builder().tools(echo);
+        if (!mode.contains("default")) {
+          b.scheduler(sc -> sc.executor(Runnable::run));
+        }
+        if (shared) {
+          b.sharedStore(store.shared("bench-" + mode.replaceAll("[^a-z]", "") + threads, Duration.ofMinutes(5)));
+        } else {
+          b.callStore(store.calls());
+        }
+        try (dev.toolcall.runtime.ToolCallRuntime runtime = b.build()) {
+          java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+          String session = mode.replaceAll("[^a-z]", "") + threads;
+          wire.take();
+          long total = window(threads, (t, start, stop) -> {
+            start.await();
+            long n = 0;
+            while (!stop.get()) {
+              runtime.schedule(session, List.of(dev.toolcall.execution.CallRequest.of("c" + ids.incrementAndGet(),
+                  "echo", "{}"))).join();
+              n++;
+            }
+            return n;
+          });
+          List<String> sent = wire.take();
+          long selects = sent.stream().filter("SELECT"::equals).count();
+          System.out.printf("runtime on %s, %2d threads: %,d calls/s; per call %.3f round trips (%.3f reads),"
+              + " %.3f commits%n", mode, threads, total / SECONDS,
+              sent.size() / (double) total, selects / (double) total, RoundTripsTest.commits(sent) / (double) total);
+          assertThat(total).isPositive();
+        }
+      }
+    }
+    pgbench("toolcall_calls_pgbench");
   }
 
   /**
