@@ -19,22 +19,17 @@ import dev.toolcall.wire.SessionAccess;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -207,31 +202,6 @@ public final class AguiEndpoint implements AutoCloseable {
     subscription.close();
     turns.shutdown();
   }
-
-  /** One thread (session): its agent, the events of its calls not yet streamed, what was streamed. */
-  private static final class AgentThread {
-    final String id;
-    final Agent agent;
-    final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final AtomicBoolean streaming = new AtomicBoolean();
-    // Touched only by the streaming run (one at a time, ordered by the streaming flag's CAS).
-    final Set<String> seenMessages = new HashSet<>();
-    final Map<String, ToolCallSnapshot> calls = new LinkedHashMap<>();
-    final Set<String> started = new HashSet<>();
-    final Set<String> argsSent = new HashSet<>();
-    final Set<String> ended = new HashSet<>();
-    volatile CompletableFuture<TurnResult> turn;
-    // A turn of a suspending agent (Agent.Builder.suspendOnApproval) that ended INTERRUPTED: resumed by resumeWith.
-    volatile boolean suspended;
-
-    AgentThread(String id, Agent agent) {
-      this.id = id;
-      this.agent = Objects.requireNonNull(agent, "agents returned null for thread " + id);
-    }
-  }
-
-  /** The end of a turn, queued behind its calls' events. */
-  private record TurnEnd(TurnResult result, Throwable failure) {}
 
   private final class Run {
     final AgentThread t;
