@@ -93,7 +93,9 @@ final class CallRun implements Runnable, Permits.Waiter {
 
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {
-    call.whenTerminal().thenAccept(this::onTerminal);
+    if (!(authorized instanceof OpenBatchImpl.Authorized a && a.attach(this))) {
+      call.whenTerminal().thenAccept(this::onTerminal); // an open batch's entry calls the hook, if not ended yet
+    }
     if (sched.closed) {
       call.cancel("the runtime was closed");
       return;
