@@ -33,6 +33,7 @@ final class CallRun implements Runnable, Permits.Waiter {
   /** A nested call: it runs under its parent's permit and holds none of its own. */
   static final int NESTED = 3;
   static final VarHandle PERMIT;
+  private static final Class<?> MINIMAL_STAGE = CompletableFuture.completedStage(null).getClass();
 
   static {
     try {
@@ -115,7 +116,9 @@ final class CallRun implements Runnable, Permits.Waiter {
       RunFailures.durably(this, () -> call.cancel(why));
       return;
     }
-    CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
+    // a future other than a minimal stage (whose isDone throws) is polled and chained on as is: no copy per call
+    CompletableFuture<ToolCallSnapshot> f = decided instanceof CompletableFuture<ToolCallSnapshot> cf
+        && cf.getClass() != MINIMAL_STAGE ? cf : decided.toCompletableFuture();
     if (f.isDone() && !f.isCompletedExceptionally()) {
       onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
     } else {
