@@ -285,7 +285,7 @@ final class StreamedCalls {
     final String name;
     final ToolCall call;
     final int batchIndex;
-    /** The arguments streamed so far; null once complete ({@link StreamedCalls#onCallComplete}). The stream's thread only. */
+    /** The arguments so far; null once complete ({@link StreamedCalls#onCallComplete}). The stream's thread only. */
     StringBuilder raw = new StringBuilder();
     String refusal;
     /** A refusal for a call with an id but no tool name (else the id was blank or reused). */
