@@ -168,4 +168,44 @@ public final class SchedulerRaces {
           && ran.state() == dev.toolcall.ToolCallState.COMPLETED;
     }
   }
+
+  /**
+   * Issue 30: a call of an open batch has one end-of-call callback, its entry's, which the call's run takes over
+   * when it starts ({@code OpenBatchImpl.Authorized.attach}). The arguments complete (the run is made and starts:
+   * attach, then authorize) against a cancel (the call's end: the callback runs). Whichever wins, the call's end is
+   * reported to the batch exactly once and counted towards whenAuthorized. Result: r1 = the batch's open calls after
+   * the seal (0: reported once; 1: never; -1: twice), r2 = 1 when whenAuthorized and whenDone have both completed.
+   */
+  @JCStressTest
+  @Outcome(id = "0, 1", expect = Expect.ACCEPTABLE, desc = "the end reported once, both stages completed")
+  @Outcome(expect = Expect.FORBIDDEN, desc = "the end lost or reported twice, or a stage left pending")
+  @State
+  public static class OpenBatchStartVsCancel {
+    final String id = "obsc-" + IDS.incrementAndGet();
+    final OpenBatch ob = DIRECT.openBatch("s");
+    final ToolCall call;
+
+    public OpenBatchStartVsCancel() {
+      call = ob.announce(id, "t");
+      ob.appendArguments(call, "{}");
+    }
+
+    @Actor
+    public void complete() {
+      ob.complete(call);
+    }
+
+    @Actor
+    public void cancel() {
+      call.cancel("user");
+    }
+
+    @Arbiter
+    public void arbiter(II_Result r) {
+      Batch b = ob.seal();
+      APPROVALS.remove(id);
+      r.r1 = ((OpenBatchImpl) ob).batch.open;
+      r.r2 = ob.whenAuthorized().toCompletableFuture().isDone() && b.whenDone().toCompletableFuture().isDone() ? 1 : 0;
+    }
+  }
 }

@@ -183,10 +183,12 @@ final class StreamedCalls {
 
   /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
   void onCallComplete(Turn t, Streamed st, Announced a) {
+    StringBuilder raw = a.raw;
+    a.raw = null; // read once, here: the request keeps the text, the builder need not outlive the stream
     if (a.call == null) {
       return; // refused when announced: nothing to schedule, its refusal is its result
     }
-    ToolCallRequest request = new ToolCallRequest(a.id, a.name, a.raw.toString());
+    ToolCallRequest request = new ToolCallRequest(a.id, a.name, raw.toString());
     GuardDecision d = null;
     synchronized (agent.lock) {
       if (!ends.live(t)) {
@@ -276,14 +278,15 @@ final class StreamedCalls {
 
   /**
    * One announced call: its id, tool name, call (null when it was refused before scheduling) and its index in the
-   * batch (-1 then), its raw arguments so far, and the refusal if any.
+   * batch (-1 then), its raw arguments so far (until they are complete), and the refusal if any.
    */
   static final class Announced {
     final String id;
     final String name;
     final ToolCall call;
     final int batchIndex;
-    final StringBuilder raw = new StringBuilder();
+    /** The arguments so far; null once complete ({@link StreamedCalls#onCallComplete}). The stream's thread only. */
+    StringBuilder raw = new StringBuilder();
     String refusal;
     /** A refusal for a call with an id but no tool name (else the id was blank or reused). */
     boolean blankName;

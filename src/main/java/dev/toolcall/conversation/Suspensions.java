@@ -86,7 +86,15 @@ final class Suspensions {
         return false;
       }
       t.ended = true;
-      parked = new Parked(t, st, batch, List.copyOf(calls));
+      // the parked turn is a copy without t's stage: that stage keeps the result it completes with (the interrupts
+      // with their response schemas), which is the caller's to keep or drop, not the agent's while it waits
+      Turn held = t.continued();
+      held.ended = true;
+      agent.ends.current = held;
+      if (st != null && st.retries != null) {
+        st.retries.follow(held);
+      }
+      parked = new Parked(held, st, batch, List.copyOf(calls));
       r = interrupted(t, open, List.of());
     }
     Agent.log.debug("conversation {} turn interrupted: {} open request(s)", agent.conversation.id(),

@@ -33,10 +33,14 @@ final class CallRun implements Runnable, Permits.Waiter {
   /** A nested call: it runs under its parent's permit and holds none of its own. */
   static final int NESTED = 3;
   static final VarHandle PERMIT;
+  static final VarHandle CHILDREN;
+  private static final Class<?> MINIMAL_STAGE = CompletableFuture.completedStage(null).getClass();
 
   static {
     try {
       PERMIT = MethodHandles.lookup().findVarHandle(CallRun.class, "permit", int.class);
+      CHILDREN = MethodHandles.lookup().findVarHandle(CallRun.class, "children",
+          java.util.concurrent.ConcurrentLinkedQueue.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -51,8 +55,11 @@ final class CallRun implements Runnable, Permits.Waiter {
   int index; // the call's place in its batch; set before start
   /** Set before start by an open batch held until its runtime lets the tools go: no tool starts before it. */
   CompletableFuture<Void> hold;
-  /** The calls nested in this one, cancelled when it ends (see {@link Nesting}). */
-  final java.util.concurrent.ConcurrentLinkedQueue<ToolCall> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  /**
+   * The calls nested in this one, cancelled when it ends (see {@link Nesting}); made by the first {@link #adopt}
+   * (most calls have none: no queue and node per call), CAS-set by any thread.
+   */
+  volatile java.util.concurrent.ConcurrentLinkedQueue<ToolCall> children;
   /** Set before start by an open batch that tracks authorization; completed once the authorizer has decided. */
   CompletableFuture<Void> authorized;
   /** Set before start for a call resumed from a snapshot: the decision, in place of the authorizer's. */
@@ -93,7 +100,9 @@ final class CallRun implements Runnable, Permits.Waiter {
 
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {
-    call.whenTerminal().thenAccept(this::onTerminal);
+    if (!(authorized instanceof OpenBatchImpl.Authorized a && a.attach(this))) {
+      call.whenTerminal().thenAccept(this::onTerminal); // an open batch's entry calls the hook, if not ended yet
+    }
     if (sched.closed) {
       call.cancel("the runtime was closed");
       return;
@@ -113,7 +122,9 @@ final class CallRun implements Runnable, Permits.Waiter {
       RunFailures.durably(this, () -> call.cancel(why));
       return;
     }
-    CompletableFuture<ToolCallSnapshot> f = decided.toCompletableFuture();
+    // a future other than a minimal stage (whose isDone throws) is polled and chained on as is: no copy per call
+    CompletableFuture<ToolCallSnapshot> f = decided instanceof CompletableFuture<ToolCallSnapshot> cf
+        && cf.getClass() != MINIMAL_STAGE ? cf : decided.toCompletableFuture();
     if (f.isDone() && !f.isCompletedExceptionally()) {
       onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
     } else {
@@ -345,15 +356,20 @@ final class CallRun implements Runnable, Permits.Waiter {
    * added during the end is cancelled by one of the two).
    */
   void adopt(ToolCall child) {
-    children.add(child);
+    var q = children;
+    if (q == null && !CHILDREN.compareAndSet(this, null, q = new java.util.concurrent.ConcurrentLinkedQueue<>())) {
+      q = children;
+    }
+    q.add(child);
     if (call.isTerminal()) {
       cancelChildren(call.snapshot());
     }
   }
 
   void cancelChildren(ToolCallSnapshot s) {
+    var q = children;
     ToolCall child;
-    while ((child = children.poll()) != null) {
+    while (q != null && (child = q.poll()) != null) {
       child.cancel("its parent call " + call.callId() + " (" + call.toolName() + ") ended "
           + s.state().wireName());
     }

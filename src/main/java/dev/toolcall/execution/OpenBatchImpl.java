@@ -2,8 +2,11 @@ package dev.toolcall.execution;
 
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCall;
+import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.ToolArguments;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -12,6 +15,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * {@link OpenBatch}. The stream's methods run on one thread at a time (see the interface), so the entries and the
@@ -28,6 +33,8 @@ final class OpenBatchImpl implements OpenBatch {
   final List<Entry> entries = new ArrayList<>(); // the stream's thread
   final Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>(); // the stream's thread
   final CompletableFuture<Void> authorized = new CompletableFuture<>();
+  /** Entries not yet authorized, plus one until sealed: {@link #authorized} completes when it reaches zero. */
+  final AtomicInteger unauthorized = new AtomicInteger(1);
   int admitted; // entries [0, admitted) have been started or linked
   volatile boolean sealed;
 
@@ -42,8 +49,9 @@ final class OpenBatchImpl implements OpenBatch {
   final class Entry {
     final Claims.Claim claim;
     final int index; // the call's place in the batch
-    final StringBuilder raw = new StringBuilder();
-    final CompletableFuture<Void> authorized = new CompletableFuture<>();
+    /** The arguments so far; null once the call was admitted (nothing reads them after that). */
+    StringBuilder raw = new StringBuilder();
+    final Authorized authorized;
     int fragments;
     int published;
     boolean complete;
@@ -51,11 +59,10 @@ final class OpenBatchImpl implements OpenBatch {
     Entry(Claims.Claim claim, int index) {
       this.claim = claim;
       this.index = index;
+      this.authorized = new Authorized(OpenBatchImpl.this, claim.known());
+      unauthorized.incrementAndGet();
       if (claim.fresh()) {
-        claim.call().whenTerminal().thenAccept(s -> {
-          claim.known().ended(s.state()); // also when it ends before a run exists (cancelled while streaming)
-          authorized.complete(null);
-        });
+        claim.call().whenTerminal().thenAccept(authorized);
       } else {
         authorized.complete(null);
       }
@@ -155,12 +162,74 @@ final class OpenBatchImpl implements OpenBatch {
     admitReady();
     sealed = true;
     batch.seal();
-    List<CompletableFuture<Void>> all = new ArrayList<>(entries.size());
-    for (Entry e : entries) {
-      all.add(e.authorized);
-    }
-    CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).thenRun(() -> authorized.complete(null));
+    authorizedOne(); // the seal's own count
     return batch;
+  }
+
+  /** An entry was authorized (or the batch sealed): the last of them completes {@link #authorized}. */
+  void authorizedOne() {
+    if (unauthorized.decrementAndGet() == 0) {
+      authorized.complete(null);
+    }
+  }
+
+  /**
+   * An entry's authorization, which the batch counts ({@link #whenAuthorized}), and the one callback of its call's
+   * end: the call's run, once it exists, takes it as its terminal hook ({@link #attach}) instead of chaining a stage
+   * of its own on the call; before that (a call cancelled while its arguments stream) the end is told to the known-ids
+   * window. Either way the call then counts as authorized, after its terminal event was published (as a denial must).
+   * Completed once: by the run when the authorizer lets it go on, or by the call's end.
+   */
+  static final class Authorized extends CompletableFuture<Void> implements Consumer<ToolCallSnapshot> {
+    private static final Object ENDED = new Object();
+    private static final VarHandle RUN;
+
+    static {
+      try {
+        RUN = MethodHandles.lookup().findVarHandle(Authorized.class, "run", Object.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private final OpenBatchImpl batch;
+    private final KnownCalls.Known known;
+    /** Null, the call's run once attached, or ENDED once the call's end was handled; CAS-updated by any thread. */
+    @SuppressWarnings("unused")
+    private volatile Object run;
+
+    Authorized(OpenBatchImpl batch, KnownCalls.Known known) {
+      this.batch = batch;
+      this.known = known;
+    }
+
+    /**
+     * Makes {@code r}'s terminal hook the call's end callback; false when the call has ended already (the run then
+     * chains its hook itself, which runs at once).
+     */
+    boolean attach(CallRun r) {
+      return RUN.compareAndSet(this, null, r);
+    }
+
+    /** The call ended (its terminal event is out): its run's terminal hook, else the window; then authorized. */
+    @Override
+    public void accept(ToolCallSnapshot s) {
+      if (RUN.getAndSet(this, ENDED) instanceof CallRun r) {
+        r.onTerminal(s); // which tells the window, the permits and the batch
+      } else {
+        known.ended(s.state());
+      }
+      complete(null);
+    }
+
+    @Override
+    public boolean complete(Void value) {
+      if (!super.complete(value)) {
+        return false;
+      }
+      batch.authorizedOne();
+      return true;
+    }
   }
 
   @Override
@@ -210,11 +279,13 @@ final class OpenBatchImpl implements OpenBatch {
     while (admitted < entries.size() && entries.get(admitted).complete) {
       Entry e = entries.get(admitted++);
       ToolCall call = e.call();
+      StringBuilder raw = e.raw;
+      e.raw = null; // complete: no fragment, failure or seal reads them any more
       if (!e.claim.fresh() || call.isTerminal()) {
         sched.claims.admit(new Claims.Claim(call, null, false, null), batch, e.index, null, null);
         continue;
       }
-      Validator.Validation v = sched.validator.validate(call.toolName(), e.raw.toString());
+      Validator.Validation v = sched.validator.validate(call.toolName(), raw.toString());
       ToolArguments args = Claims.argumentsOf(v);
       if (!call.snapshot().arguments().equals(args)) {
         call.modifyArguments(ToolCallState.PENDING, args, FINAL);

@@ -7,7 +7,6 @@ import dev.toolcall.ToolCallState;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -33,7 +32,7 @@ final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
   /** The request as opened; {@link #request(ToolCallSnapshot)} rebuilds it for newer arguments. */
   final PermissionRequest request;
   /** Completed once, by finish(). */
-  final CompletableFuture<ToolCallSnapshot> result = new CompletableFuture<>();
+  final DecidedStage result = new DecidedStage();
   /** Set once, by finish() (or by ask() when the request never opened): see {@link #markDone}. */
   @SuppressWarnings("unused")
   private volatile boolean done;

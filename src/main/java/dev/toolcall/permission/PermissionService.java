@@ -187,7 +187,8 @@ public final class PermissionService implements AutoCloseable {
   /**
    * Decides whether {@code call} may run (see the class comment for the order of checks and what the snapshot
    * means). The stage completes once and never exceptionally; for a call that is asked about it completes when the
-   * request is resolved.
+   * request is resolved. Only the service completes it (completing, cancelling or obtruding it throws
+   * {@link UnsupportedOperationException}); {@code toCompletableFuture()} is a copy.
    *
    * @param call a call in PENDING (a call already terminal is answered with its snapshot at once)
    * @param definition the tool's definition
@@ -252,7 +253,7 @@ public final class PermissionService implements AutoCloseable {
     if (log.isDebugEnabled()) {
       log.debug("permission request {} of call {} resolved: {} ({})", id, p.call.callId(), s.state(), s.change());
     }
-    p.result.complete(s);
+    p.result.release(s);
   }
 
   /**
@@ -272,7 +273,7 @@ public final class PermissionService implements AutoCloseable {
   }
 
   static CompletionStage<ToolCallSnapshot> done(ToolCallSnapshot s) {
-    return CompletableFuture.completedStage(s);
+    return new DecidedStage(s);
   }
 
   // ------------------------------------------------------------------------------------------------------ UI side

@@ -83,6 +83,6 @@ final class RequestOpening {
     if (svc.queue.isClosed()) {
       svc.finish(p, p.call.cancel(PermissionService.CLOSED).snapshot());
     }
-    return p.result.minimalCompletionStage();
+    return p.result;
   }
 }

@@ -43,4 +43,35 @@ class NestedCallsTest {
       assertThat(runtime.scheduler().runningCount()).isZero();
     }
   }
+
+  /**
+   * A nested call still waiting when its parent ends is cancelled with it (the parent's run keeps its children,
+   * made on the first one: issue 30 made that queue lazy).
+   */
+  @Test
+  void aNestedCallStillWaitingIsCancelledWhenItsParentEnds() throws Exception {
+    AtomicReference<ToolCallRuntime> rt = new AtomicReference<>();
+    AtomicReference<dev.toolcall.ToolCall> child = new AtomicReference<>();
+    java.util.concurrent.CountDownLatch scheduled = new java.util.concurrent.CountDownLatch(1);
+    Tool ask = Tool.of(ToolDefinition.builder("ask").permissionTimeout(Duration.ofHours(1)).build(),
+        inv -> ToolResult.of("asked"));
+    Tool parent = Tool.of(ToolDefinition.builder("parent").readOnly(true).requiresApproval(false)
+        .timeout(Duration.ofSeconds(20)).build(), inv -> {
+          Batch b = rt.get().schedule("s", List.of(CallRequest.of("c.1", "ask", "{}").nestedIn(inv.callId())));
+          child.set(b.calls().get(0));
+          scheduled.countDown();
+          return ToolResult.of("done without waiting");
+        });
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(parent, ask).build()) {
+      rt.set(runtime);
+      List<CallResult> results = runtime.schedule("s", List.of(CallRequest.of("c", "parent", "{}")))
+          .whenDone().toCompletableFuture().get(15, TimeUnit.SECONDS);
+      assertThat(scheduled.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(results.get(0).snapshot().state()).isEqualTo(ToolCallState.COMPLETED);
+      dev.toolcall.ToolCallSnapshot s = child.get().whenTerminal().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(s.state()).as("the nested call waited for approval when its parent ended")
+          .isEqualTo(ToolCallState.CANCELLED);
+      assertThat(runtime.permissions().pending()).isEmpty();
+    }
+  }
 }

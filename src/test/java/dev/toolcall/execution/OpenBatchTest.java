@@ -298,6 +298,33 @@ class OpenBatchTest {
     assertThat(results).extracting(CallResult::messageForModel).containsExactly("echo:", "gated ran");
   }
 
+  /**
+   * Issue 30: a call of an open batch waiting for a person has two callbacks on its end, one of the permission
+   * service's request and one that the batch's entry and the call's run share (the run's terminal hook, then the
+   * entry's count towards whenAuthorized), not one each; and the batch's whenAuthorized and whenDone still come after
+   * its terminal event.
+   */
+  @Test
+  void aWaitingCallOfAnOpenBatchChainsOneCallbackOfTheRuntimeOnItsEnd() throws Exception {
+    Tool gated = Tool.of(def("gated").requiresApproval(true).build(), inv -> ToolResult.of("gated ran"));
+    PermissionService permissions = PermissionService.builder().build();
+    open.add(permissions);
+    ToolScheduler s = scheduler(ToolScheduler.builder().authorizer(permissions::authorize), gated);
+    OpenBatch ob = s.openBatch("s1", new CompletableFuture<Void>());
+    ToolCall g = ob.announce("g", "gated");
+    ob.complete(g);
+    assertThat(g.state()).isEqualTo(ToolCallState.PERMISSION_PENDING);
+    Batch batch = ob.seal();
+    assertThat(((CompletableFuture<?>) g.whenTerminal()).getNumberOfDependents())
+        .as("the permission request's callback and the run's (shared with the batch entry)").isEqualTo(2);
+
+    PermissionRequest ask = permissions.awaitNext(Duration.ofSeconds(10)).orElseThrow();
+    permissions.decide(ask.requestId(), Decision.deny(ask, "no"));
+    ob.whenAuthorized().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertThat(eventsOf("g")).extracting(ToolCallEvent::state).contains(ToolCallState.PERMISSION_DENIED);
+    assertThat(await(batch)).extracting(r -> r.snapshot().state()).containsExactly(ToolCallState.PERMISSION_DENIED);
+  }
+
   @Test
   void whenAuthorizedWaitsForTheSealAndCountsEndedCalls() throws Exception {
     ToolScheduler s = scheduler(echo("echo", true).tool);

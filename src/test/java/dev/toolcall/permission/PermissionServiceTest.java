@@ -44,6 +44,38 @@ class PermissionServiceTest {
         : v.change().getClass().getSimpleName())).collect(Collectors.toList());
   }
 
+  /**
+   * Issue 30: the stage of a waiting request is the request's own stage (no minimal stage and relay per request),
+   * which the scheduler polls and chains on without a copy; only the service completes it (through the stage it
+   * throws; a caller's {@code toCompletableFuture()} copy is the caller's), and it completes with the decision.
+   */
+  @Test
+  void theAuthorizeStageIsTheRequestsOwnAndOnlyTheServiceCompletesIt() {
+    try (PermissionService svc = t.service().build()) {
+      ToolCall call = ToolCall.builder("c1", "shell").ticker(t.ticker).clock(t.clock).build();
+      CompletionStage<ToolCallSnapshot> stage = svc.authorize(call, SHELL);
+      CompletableFuture<ToolCallSnapshot> own = (CompletableFuture<ToolCallSnapshot>) stage;
+      assertThat(own.isDone()).as("polled without a copy").isFalse();
+      assertThatThrownBy(() -> own.complete(call.snapshot())).isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> own.cancel(true)).isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> own.obtrudeValue(call.snapshot())).isInstanceOf(UnsupportedOperationException.class);
+      CompletableFuture<ToolCallSnapshot> copy = stage.toCompletableFuture();
+      assertThat(copy).isNotSameAs(stage);
+      assertThat(copy.orTimeout(1, TimeUnit.HOURS)).as("the caller's copy may be timed out").isNotDone();
+      assertThat(call.state()).isEqualTo(ToolCallState.PERMISSION_PENDING);
+
+      PermissionRequest r = svc.pending().get(0);
+      assertThat(svc.decide(r.requestId(), Decision.approveOnce(r)).won()).isTrue();
+      assertThat(own.join().state()).isEqualTo(ToolCallState.PERMISSION_APPROVED);
+      assertThat(copy.join().state()).isEqualTo(ToolCallState.PERMISSION_APPROVED);
+
+      ToolCall free = ToolCall.builder("c2", "clock").ticker(t.ticker).clock(t.clock).build();
+      CompletionStage<ToolCallSnapshot> decided = svc.authorize(free, FREE);
+      assertThat(((CompletableFuture<ToolCallSnapshot>) decided).join().state())
+          .as("no approval needed: decided at once").isEqualTo(ToolCallState.PENDING);
+    }
+  }
+
   @Test
   void askApproveOnceTellsTheWholeStoryInOrder() {
     EventBus bus = EventBus.create();
