@@ -26,6 +26,29 @@ public interface CallStore {
   boolean create(ToolCallSnapshot first);
 
   /**
+   * Stores the first versions of several new calls, the calls of one batch a runtime admits whole, in their order:
+   * what {@link #create} does for each, in one write where the store can (the PostgreSQL store sends one
+   * {@code INSERT} and one commit for the lot). A call whose session and id is stored already is left out (its entry
+   * stays false, nothing of it changes) and the others are stored all the same, so the runtime tells exactly which
+   * ids were used before. The default creates them one by one.
+   *
+   * @param firsts the first versions, of distinct calls
+   * @param stored one entry per call, all false: set to true for each call as it is stored
+   * @throws RuntimeException if the store failed. The calls whose entry is true were stored before the failure and
+   *     stay stored (the runtime withdraws them); the others were not. The default leaves the calls before the one
+   *     that failed stored; a store that writes them in one transaction stores none.
+   */
+  default void createAll(java.util.List<ToolCallSnapshot> firsts, boolean[] stored) {
+    if (stored.length != firsts.size()) {
+      throw new IllegalArgumentException("stored must have one entry per call: " + firsts.size() + ", was "
+          + stored.length);
+    }
+    for (int i = 0; i < stored.length; i++) {
+      stored[i] = create(firsts.get(i));
+    }
+  }
+
+  /**
    * Stores {@code next} over {@code expected} if the stored version is still {@code expected.version()}.
    *
    * @return true when stored; false when another writer changed the call since {@code expected}

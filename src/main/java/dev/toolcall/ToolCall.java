@@ -448,17 +448,40 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
   private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
       ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, ToolCallPublisher bus, CallStore store) {
-    ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-        ticker.read(), origin, label);
-    ToolCall call = new ToolCall(ToolCallSnapshot.initial(identity, arguments), true, bus, ticker, store);
+    ToolCall call = unwritten(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker, bus,
+        store);
     if (store != null && !store.create(call.current())) {
       throw new DuplicateCallException(sessionId, callId);
     }
     return call.started();
   }
 
-  /** Publishes version 0 once construction is complete, before any other thread can see the call. */
-  private ToolCall started() {
+  /** A new call at version 0, neither stored nor published yet. */
+  private static ToolCall unwritten(String callId, String label, String toolName, String sessionId,
+      String parentCallId, ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker,
+      ToolCallPublisher bus, CallStore store) {
+    ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
+        ticker.read(), origin, label);
+    return new ToolCall(ToolCallSnapshot.initial(identity, arguments), true, bus, ticker, store);
+  }
+
+  /**
+   * {@link Builder#build()} for several calls at once (the calls of one batch): builds them, stores their first
+   * versions together ({@link CallStore#createAll}: one write where the store can), and only then publishes each
+   * stored call's version 0, in order. Nothing is published for a call that was not stored.
+   *
+   * @param calls one entry per builder, filled in: the call, or null when its store holds a call of that session
+   *     and id already ({@link DuplicateCallException} for one call)
+   * @throws IllegalArgumentException if the builders do not share one store (or all have none), or the sizes differ
+   * @throws RuntimeException what the store threw: the calls it stored before failing are in {@code calls}, published
+   *     (withdraw them), the others are null
+   */
+  public static void buildAll(java.util.List<Builder> builders, ToolCall[] calls) {
+    CallCreation.buildAll(builders, calls);
+  }
+
+  /** Publishes version 0 once construction is complete (and stored), before any other thread can see the call. */
+  ToolCall started() {
     deliverInitial();
     return this;
   }
@@ -560,6 +583,17 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     public ToolCall build() {
       return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
           bus != null ? bus : ToolCallPublisher.NONE, store);
+    }
+
+    /** For {@link #buildAll}: the call, neither stored nor published. */
+    ToolCall unwritten() {
+      return ToolCall.unwritten(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
+          bus != null ? bus : ToolCallPublisher.NONE, store);
+    }
+
+    /** For {@link #buildAll}: the store, or null. */
+    CallStore storeOrNull() {
+      return store;
     }
   }
 }

@@ -23,7 +23,7 @@ final class Claims {
 
   private static final Logger log = ToolScheduler.log;
 
-  private final ToolScheduler sched;
+  final ToolScheduler sched;
   /** The n of the ids given to refused calls ({@link ToolScheduler#refuse}); any thread. */
   private final AtomicLong refused = new AtomicLong();
 
@@ -33,6 +33,18 @@ final class Claims {
 
   /** {@link ToolScheduler#schedule}, its arguments checked and {@code reqs} copied. */
   Batch schedule(String sessionId, List<CallRequest> reqs) {
+    Claim[] claims = sched.store != null && reqs.size() > 1 ? new BatchClaim(this, sessionId, reqs).claims()
+        : claimEach(sessionId, reqs);
+    BatchImpl batch = new BatchImpl(sched, reqs.size(), true);
+    for (Claim c : claims) {
+      admit(c, batch, batch.append(c.call()), null, null);
+    }
+    batch.seal();
+    return batch;
+  }
+
+  /** The claims of a batch, each call created (and stored) by its own write, before any is authorized. */
+  private Claim[] claimEach(String sessionId, List<CallRequest> reqs) {
     SeenIds seen = new SeenIds(reqs.size());
     Claim[] claims = new Claim[reqs.size()];
     int made = 0;
@@ -42,19 +54,19 @@ final class Claims {
         made++;
       }
     } catch (RuntimeException | Error e) {
-      for (int i = 0; i < made; i++) {
-        if (claims[i].fresh()) {
-          withdraw(claims[i]);
-        }
-      }
+      withdrawFresh(claims, made);
       throw e;
     }
-    BatchImpl batch = new BatchImpl(sched, reqs.size(), true);
-    for (Claim c : claims) {
-      admit(c, batch, batch.append(c.call()), null, null);
+    return claims;
+  }
+
+  /** Withdraws the fresh claims among the first {@code made} of {@code claims} (their batch was refused). */
+  void withdrawFresh(Claim[] claims, int made) {
+    for (int i = 0; i < made; i++) {
+      if (claims[i] != null && claims[i].fresh()) {
+        withdraw(claims[i]);
+      }
     }
-    batch.seal();
-    return batch;
   }
 
   /**
@@ -80,40 +92,15 @@ final class Claims {
     CallKey key = new CallKey(sessionId, req.callId());
     Known existing = sched.known.reserve(key, mine);
     if (existing != null) {
-      ToolCall same;
-      try {
-        same = existing.await();
-      } catch (java.util.concurrent.CompletionException e) {
-        if (e.getCause() instanceof dev.toolcall.DuplicateCallException) { // it raced a reuse the store refused
-          return storedAlready(sessionId, req);
-        }
-        throw e;
-      }
-      return new Claim(same != null ? same : duplicate(sessionId, req, "Tool call id '" + req.callId()
-          + "' was already used in this session by a call that ended " + existing.endedIn().wireName()
-          + ", and its result was given then; each call needs its own id. This call was not run."),
-          null, false, null);
+      return known(sessionId, req, existing);
     }
     Validator.Validation v = null;
     ToolCall call;
     try {
-      ToolArguments args;
       if (validateNow) {
         v = sched.validator.validate(req.toolName(), req.rawArguments());
-        args = argumentsOf(v);
-      } else {
-        args = ToolArguments.ofText(req.rawArguments());
       }
-      ToolCall.Builder cb = ToolCall.builder(req.callId(), sched.validator.canonicalName(req.toolName()))
-          .sessionId(sessionId)
-          .arguments(args).clock(sched.clock).ticker(sched.ticker).eventBus(sched.bus).origin(req.origin()).label(req.label());
-      if (req.parentCallId() != null) {
-        cb.parentCallId(req.parentCallId());
-      }
-      if (sched.store != null) {
-        cb.store(sched.store);
-      }
-      call = cb.build();
+      call = builder(sessionId, req, v).build();
     } catch (dev.toolcall.DuplicateCallException e) { // the store holds the id from before a restart, or elsewhere
       sched.known.unreserve(key, mine, e);
       return storedAlready(sessionId, req);
@@ -126,8 +113,48 @@ final class Claims {
     return new Claim(call, v, true, mine);
   }
 
+  /**
+   * The claim of an id reserved already in the window ({@code existing}): that call while it has not ended, else a
+   * duplicate told to the model. Waits until the call is built.
+   *
+   * @throws java.util.concurrent.CompletionException if that call could not be built (its store failed)
+   */
+  Claim known(String sessionId, CallRequest req, Known existing) {
+    ToolCall same;
+    try {
+      same = existing.await();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof dev.toolcall.DuplicateCallException) { // it raced a reuse the store refused
+        return storedAlready(sessionId, req);
+      }
+      throw e;
+    }
+    return new Claim(same != null ? same : duplicate(sessionId, req, "Tool call id '" + req.callId()
+        + "' was already used in this session by a call that ended " + existing.endedIn().wireName()
+        + ", and its result was given then; each call needs its own id. This call was not run."),
+        null, false, null);
+  }
+
+  /**
+   * The builder of a new call for {@code req}: with the validated arguments of {@code v}, or (null) the raw text as it
+   * stands; with the scheduler's store.
+   */
+  ToolCall.Builder builder(String sessionId, CallRequest req, Validator.Validation v) {
+    ToolArguments args = v != null ? argumentsOf(v) : ToolArguments.ofText(req.rawArguments());
+    ToolCall.Builder cb = ToolCall.builder(req.callId(), sched.validator.canonicalName(req.toolName()))
+        .sessionId(sessionId).arguments(args).clock(sched.clock).ticker(sched.ticker).eventBus(sched.bus)
+        .origin(req.origin()).label(req.label());
+    if (req.parentCallId() != null) {
+      cb.parentCallId(req.parentCallId());
+    }
+    if (sched.store != null) {
+      cb.store(sched.store);
+    }
+    return cb;
+  }
+
   /** The claim of an id the store holds already (this runtime does not know it): a duplicate, told to the model. */
-  private Claim storedAlready(String sessionId, CallRequest req) {
+  Claim storedAlready(String sessionId, CallRequest req) {
     return new Claim(duplicate(sessionId, req, "Tool call id '" + req.callId() + "' was already used in this session"
         + " (by a call stored before); each call needs its own id. This call was not run."), null, false, null);
   }

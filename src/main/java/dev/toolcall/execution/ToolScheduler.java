@@ -169,10 +169,12 @@ public final class ToolScheduler implements AutoCloseable {
    * their own, failed with {@link FailureKind#DUPLICATE_CALL} with a message for the model, published under an id of
    * its own (see {@link #refuse}), so the original's events are not confused; the original is left alone. After {@link #close()}, every call ends CANCELLED at once.
    *
-   * <p>With a call store the batch is admitted whole or not at all: every call is created (stored) before any is
-   * authorized. If one cannot be created, this throws the store's error, and the calls created already are withdrawn:
-   * none runs its tool, and each ends CANCELLED once the store takes it. Once every call is created, a store failure
-   * later (a permission check it cannot store) ends that call with a reason, written when the store is back.
+   * <p>With a call store the batch is admitted whole or not at all: every call is created (stored, by one
+   * {@link dev.toolcall.CallStore#createAll} for the batch) before any is authorized, and its PENDING event published
+   * after that write. If they cannot be created, this throws the store's error, and the calls a store created already
+   * (one writing them one by one) are withdrawn: none runs its tool, and each ends CANCELLED once the store takes it.
+   * Once every call is created, a store failure later (a permission check it cannot store) ends that call with a
+   * reason, written when the store is back.
    *
    * @throws NullPointerException if an argument or element is null
    * @throws RuntimeException what the call store threw creating a call (nothing of the batch runs)

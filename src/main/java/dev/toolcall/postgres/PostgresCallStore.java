@@ -271,6 +271,11 @@ public final class PostgresCallStore {
       }
 
       @Override
+      public void createAll(List<dev.toolcall.ToolCallSnapshot> firsts, boolean[] stored) {
+        writes.insertAll(storedAll(firsts, stored), stored, null, null);
+      }
+
+      @Override
       public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
         return PostgresCallStore.this.compareAndSet(stored(expected), stored(next)).won();
       }
@@ -325,6 +330,21 @@ public final class PostgresCallStore {
   static StoredCall stored(dev.toolcall.ToolCallSnapshot s) {
     String document = dev.toolcall.runtime.RuntimeSnapshot.callJson(dev.toolcall.runtime.RuntimeSnapshot.storedEntry(s));
     return new StoredCall(s.identity().sessionId(), s.callId(), s.toolName(), s.state(), s.version(), document);
+  }
+
+  /** The rows of {@link dev.toolcall.CallStore#createAll}'s first versions, its arguments checked. */
+  static List<StoredCall> storedAll(List<dev.toolcall.ToolCallSnapshot> firsts, boolean[] stored) {
+    Objects.requireNonNull(firsts, "firsts");
+    Objects.requireNonNull(stored, "stored");
+    if (stored.length != firsts.size()) {
+      throw new IllegalArgumentException("stored must have one entry per call: " + firsts.size() + ", was "
+          + stored.length);
+    }
+    List<StoredCall> rows = new ArrayList<>(firsts.size());
+    for (dev.toolcall.ToolCallSnapshot s : firsts) {
+      rows.add(stored(s));
+    }
+    return rows;
   }
 
   /** A row's document as a call's entry, or a {@link StoreException} naming the row. */

@@ -75,6 +75,12 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     return writes.insert(PostgresCallStore.stored(first), owner, lease);
   }
 
+  /** Inserts the calls' rows in one transaction under this runtime's lease, leaving out those stored already. */
+  @Override
+  public void createAll(List<dev.toolcall.ToolCallSnapshot> firsts, boolean[] stored) {
+    writes.insertAll(PostgresCallStore.storedAll(firsts, stored), stored, owner, lease);
+  }
+
   /** One conditional UPDATE that also takes (or keeps; drops it for a call waiting for a person or ended) this runtime's lease. */
   @Override
   public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {

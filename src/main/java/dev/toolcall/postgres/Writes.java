@@ -103,6 +103,114 @@ final class Writes {
     }
   }
 
+  /** Rows per {@code INSERT} of {@link #insertAll} (nine parameters a row, under PostgreSQL's 65,535). */
+  private static final int ROWS_PER_INSERT = 1_000;
+
+  /**
+   * Several new calls in one transaction (one {@code INSERT … ON CONFLICT DO NOTHING RETURNING} per 1,000 rows, one
+   * commit): {@code stored[i]} is set for each row inserted, once the commit is known to have made it durable; a call
+   * whose session and id is stored already is left out and the others are stored. On a failure nothing is stored and
+   * no entry is set; a commit whose answer was lost is settled from an inserted row's record of writers, as
+   * {@link #insert} is (the rows commit together).
+   */
+  void insertAll(List<StoredCall> calls, boolean[] stored, String owner, Duration lease) {
+    Objects.requireNonNull(calls, "calls");
+    if (calls.isEmpty()) {
+      return;
+    }
+    StoredCall first = calls.get(0);
+    String[] tokens = new String[calls.size()];
+    for (int i = 0; i < tokens.length; i++) {
+      tokens[i] = token(calls.get(i).version());
+    }
+    for (int attempt = 1; ; attempt++) {
+      Connection c = connect(first, "the insert of " + calls.size() + " calls");
+      Tx tx = null;
+      try {
+        tx = new Tx(c);
+        boolean[] inserted = new boolean[calls.size()];
+        int rows = 0;
+        for (int from = 0; from < calls.size(); from += ROWS_PER_INSERT) {
+          rows += insertRows(c, calls, from, Math.min(calls.size(), from + ROWS_PER_INSERT), tokens, inserted, owner,
+              lease);
+        }
+        if (rows == 0) {
+          tx.rollback();
+          return;
+        }
+        if (!tx.commit()) {
+          int any = 0;
+          while (!inserted[any]) {
+            any++;
+          }
+          if (!settleInsert(calls.get(any), tokens[any], tx.failure)) {
+            throw new StoreException(calls.get(any).where() + ": the insert of " + calls.size() + " calls was not"
+                + " applied (the connection died before it committed; another writer stored this call since): "
+                + tx.failure.getMessage(), tx.failure);
+          }
+        }
+        System.arraycopy(inserted, 0, stored, 0, inserted.length);
+        return;
+      } catch (SQLException e) {
+        if (tx != null) {
+          tx.abandon(e);
+        }
+        if (retryable(e) && attempt < RETRIES) {
+          continue;
+        }
+        throw new StoreException(first.where() + " and " + (calls.size() - 1) + " more: the insert failed and"
+            + " changed nothing: " + e.getMessage(), e);
+      } finally {
+        if (tx != null) {
+          tx.close();
+        } else {
+          closeQuietly(c);
+        }
+      }
+    }
+  }
+
+  /** One {@code INSERT} of rows {@code from} to {@code to} of {@link #insertAll}, marking those inserted. */
+  private int insertRows(Connection c, List<StoredCall> calls, int from, int to, String[] tokens, boolean[] inserted,
+      String owner, Duration lease) throws SQLException {
+    StringBuilder sql = new StringBuilder("INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version,"
+        + " document, lease_owner, lease_until, writers) VALUES ");
+    for (int i = from; i < to; i++) {
+      sql.append(i == from ? "" : ", ")
+          .append("(?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond', ARRAY[?])");
+    }
+    sql.append(" ON CONFLICT DO NOTHING RETURNING session_id, call_id");
+    Map<Map.Entry<String, String>, Integer> index = new java.util.HashMap<>();
+    int rows = 0;
+    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+      ps.setQueryTimeout(timeoutSeconds);
+      int p = 1;
+      for (int i = from; i < to; i++) {
+        StoredCall call = calls.get(i);
+        index.put(Map.entry(Nul.escape(call.sessionId()), Nul.escape(call.callId())), i);
+        ps.setString(p, Nul.escape(call.sessionId()));
+        ps.setString(p + 1, Nul.escape(call.callId()));
+        ps.setString(p + 2, Nul.escape(call.toolName()));
+        ps.setString(p + 3, call.state().wireName());
+        ps.setInt(p + 4, call.version());
+        ps.setString(p + 5, Nul.escapeJson(call.document()));
+        bindLease(ps, p + 6, call.state(), owner, lease);
+        ps.setString(p + 8, tokens[i]);
+        p += 9;
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Integer i = index.get(Map.entry(rs.getString(1), rs.getString(2)));
+          if (i != null) {
+            inserted[i] = true;
+            rows++;
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
   /**
    * A connection for a write of {@code call}; when none can be had, a {@link StoreException} saying the write was not
    * sent (it certainly did not commit).
