@@ -10,7 +10,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.base.ParserBase;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -156,7 +155,7 @@ final class ArgumentParser {
     try {
       parser = factory.createParser(raw);
       JsonNode node = value(parser, parser.nextToken(), raw);
-      int after = skipWhitespace(raw, (int) Math.min(raw.length(), end(parser)));
+      int after = skipWhitespace(raw, (int) Math.min(raw.length(), parser.currentLocation().getCharOffset()));
       if (after < raw.length()) {
         return malformed("The arguments are not valid JSON: unexpected text after the end of the JSON value at "
             + ModelText.position(raw, after) + ". Send exactly one JSON value.");
@@ -179,18 +178,6 @@ final class ArgumentParser {
         }
       }
     }
-  }
-
-  /**
-   * The offset just after the value {@code p} has read. After a closing bracket, one past the bracket's own offset,
-   * which costs nothing; else from {@link JsonParser#currentLocation()}, which makes a location object.
-   */
-  private static long end(JsonParser p) {
-    JsonToken last = p.currentToken();
-    if ((last == JsonToken.END_OBJECT || last == JsonToken.END_ARRAY) && p instanceof ParserBase) {
-      return ((ParserBase) p).getTokenCharacterOffset() + 1;
-    }
-    return p.currentLocation().getCharOffset();
   }
 
   /** The seed's untagged form of a parsed value. */
