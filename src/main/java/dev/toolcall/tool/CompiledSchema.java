@@ -14,8 +14,9 @@ import java.util.regex.PatternSyntaxException;
  * A check compiled once from a JSON Schema (2020-12) that uses only a common subset of the keywords, answering
  * whether a value is valid without allocating on the way to "yes" (no execution context, no paths, no error lists).
  * It only decides: when it says no, {@link ArgumentSchema} asks networknt for the problems, so the model reads the
- * same messages as before. Compiled checks accept exactly the values networknt accepts (pinned by
- * {@code CompiledSchemaProperties}).
+ * same messages as before. Compiled checks accept exactly the values networknt accepts among the trees the parser
+ * builds (pinned by {@code CompiledSchemaProperties}); decimal and float nodes, which only a tool's structured
+ * result can hold, are refused where a number keyword applies, which leaves them to networknt.
  *
  * <p>The subset: {@code type} (a name or an array of names), {@code enum} and {@code const} of strings, booleans and
  * {@code null}, {@code minimum}, {@code maximum}, {@code exclusiveMinimum}, {@code exclusiveMaximum},
@@ -28,7 +29,10 @@ import java.util.regex.PatternSyntaxException;
  */
 abstract class CompiledSchema {
 
-  /** Whether {@code value} is valid; never throws for a tree from {@link ArgumentParser} or a user's node. */
+  /**
+   * Whether {@code value} is valid. Must never answer true for a value networknt refuses; answering false for one it
+   * accepts only costs time ({@link ArgumentSchema} then asks networknt, whose answer is final).
+   */
   abstract boolean accepts(JsonNode value);
 
   private static final CompiledSchema ANY = new CompiledSchema() {
@@ -304,16 +308,20 @@ abstract class CompiledSchema {
       }
     }
 
-    /** An integer in JSON Schema 2020-12: a number whose fraction is zero, 1.0 included. */
+    /**
+     * An integer in JSON Schema 2020-12: a number whose fraction is zero, 1.0 included. Numbers the parser never
+     * makes (decimal and float nodes, from a tool's structured result) answer false, which only sends them to
+     * networknt: a refusal here is checked again there, an acceptance is final.
+     */
     private static boolean integral(JsonNode value) {
-      if (value.isIntegralNumber()) {
+      if (value.isInt() || value.isLong() || value.isBigInteger()) {
         return true;
       }
-      if (value.isDouble() || value.isFloat()) {
+      if (value.isDouble()) {
         double d = value.doubleValue();
         return !Double.isInfinite(d) && d == Math.rint(d);
       }
-      return value.decimalValue().stripTrailingZeros().scale() <= 0;
+      return false;
     }
 
     private boolean allowed(JsonNode value) {
@@ -326,6 +334,10 @@ abstract class CompiledSchema {
     }
 
     private boolean numberFits(JsonNode value) {
+      if (!(value.isInt() || value.isLong() || value.isBigInteger() || value.isDouble())) {
+        // decimal and float nodes (never from the parser): networknt decides
+        return minimum == null && maximum == null && exclusiveMinimum == null && exclusiveMaximum == null;
+      }
       return (minimum == null || minimum.compareTo(value) <= 0)
           && (maximum == null || maximum.compareTo(value) >= 0)
           && (exclusiveMinimum == null || exclusiveMinimum.compareTo(value) < 0)

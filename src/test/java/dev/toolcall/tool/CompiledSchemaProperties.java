@@ -62,6 +62,14 @@ class CompiledSchemaProperties {
     assertThat(CompiledSchema.compile(JSON.readTree(ValidationFixture.EDIT_FILE_SCHEMA))).isNotNull();
   }
 
+  @Example
+  void numbersTheParserNeverMakesAreLeftToNetworknt() throws Exception {
+    JsonNode decimal = NODES.numberNode(new java.math.BigDecimal("1.0"));
+    assertThat(CompiledSchema.compile(JSON.readTree("{\"type\":\"integer\"}")).accepts(decimal)).isFalse();
+    assertThat(CompiledSchema.compile(JSON.readTree("{\"minimum\":0}")).accepts(decimal)).isFalse();
+    assertThat(CompiledSchema.compile(JSON.readTree("{\"type\":\"number\"}")).accepts(decimal)).isTrue();
+  }
+
   /** A value built to pass the schema's object and type keywords more often than a random one. */
   private static JsonNode fitting(Random r, JsonNode schema) {
     if (schema.isObject() && schema.has("properties")) {
