@@ -166,19 +166,19 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
     /** Checks both parts are present and keeps a private copy of the node. */
     public Json {
       Objects.requireNonNull(raw, "raw");
-      node = Objects.requireNonNull(node, "node").deepCopy();
+      node = JsonCopies.copy(Objects.requireNonNull(node, "node"));
     }
 
     /** A copy of the parsed JSON: changing it changes nothing here. */
     @Override
     public JsonNode node() {
-      return node.deepCopy();
+      return JsonCopies.copy(node);
     }
 
     /** A copy of the parsed JSON, as {@link #node()}. */
     @Override
     public JsonNode asJson() {
-      return node.deepCopy();
+      return JsonCopies.copy(node);
     }
 
     @Override

@@ -74,15 +74,31 @@ final class ArgumentParser {
 
   /** Reads {@code raw} (null reads as no arguments); never throws. */
   ParsedArguments parse(String raw) {
+    String text = raw == null ? "" : raw;
+    Object read = readTree(text);
     try {
-      return read(raw == null ? "" : raw);
+      return read instanceof JsonNode ? new ParsedArguments.Ok(form(text, (JsonNode) read)) : (ParsedArguments) read;
+    } catch (RuntimeException e) {
+      return malformed("The arguments could not be read. Send one well-formed JSON value.");
+    }
+  }
+
+  /**
+   * Reads {@code raw} (not null) as {@link #parse} does, but hands back a JSON value as the fresh tree it built,
+   * which nobody else holds: a {@link JsonNode} (make the arguments with {@link #form}), else the
+   * {@link ParsedArguments} (refused, blank or plain text). Lets {@link ToolCallValidator} check the schema
+   * against the tree itself instead of a copy of the arguments' tree. Never throws.
+   */
+  Object readTree(String raw) {
+    try {
+      return read(raw);
     } catch (RuntimeException | StackOverflowError e) {
       // Not expected: every known failure is handled below. Keep the promise that nothing escapes.
       return malformed("The arguments could not be read. Send one well-formed JSON value.");
     }
   }
 
-  private ParsedArguments read(String raw) {
+  private Object read(String raw) {
     int length = raw.length();
     if (length > limits.maxDocumentLength()) {
       return tooLarge("The arguments are " + count(length) + " characters long; the limit is "
@@ -107,7 +123,7 @@ final class ArgumentParser {
       return readJson(raw);
     }
     if ((first >= '0' && first <= '9') || first == '-' || first == 't' || first == 'f' || first == 'n') {
-      ParsedArguments json = readJson(raw);
+      Object json = readJson(raw);
       if (!(json instanceof ParsedArguments.Invalid)
           || ((ParsedArguments.Invalid) json).kind() == FailureKind.ARGUMENTS_TOO_LARGE) {
         return json;
@@ -133,7 +149,8 @@ final class ArgumentParser {
     return new ParsedArguments.Ok(new ToolArguments.Text(raw, raw));
   }
 
-  private ParsedArguments readJson(String raw) {
+  /** The fresh tree of the one JSON value {@code raw} holds, or why it was refused. */
+  private Object readJson(String raw) {
     JsonParser parser = null;
     try {
       parser = factory.createParser(raw);
@@ -143,7 +160,7 @@ final class ArgumentParser {
         return malformed("The arguments are not valid JSON: unexpected text after the end of the JSON value at "
             + ModelText.position(raw, after) + ". Send exactly one JSON value.");
       }
-      return new ParsedArguments.Ok(form(raw, node));
+      return node;
     } catch (Refusal r) {
       return new ParsedArguments.Invalid(r.kind, r.getMessage());
     } catch (StreamConstraintsException e) {
@@ -164,7 +181,7 @@ final class ArgumentParser {
   }
 
   /** The seed's untagged form of a parsed value. */
-  private static ToolArguments form(String raw, JsonNode node) {
+  static ToolArguments form(String raw, JsonNode node) {
     if (node.isTextual()) {
       return new ToolArguments.Text(raw, node.textValue());
     }
@@ -193,12 +210,11 @@ final class ArgumentParser {
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
           String name = p.currentName();
-          JsonLocation at = p.currentTokenLocation();
-          checkUnicode(name, "property name", at);
+          checkUnicode(name, "property name", p);
           if (object.has(name)) {
             throw new Refusal(FailureKind.MALFORMED_ARGUMENTS, "The arguments are not valid: the property \""
-                + ModelText.visible(name, 80, false) + "\" appears more than once (again at " + where(at)
-                + "). Send each property once.");
+                + ModelText.visible(name, 80, false) + "\" appears more than once (again at "
+                + where(p.currentTokenLocation()) + "). Send each property once.");
           }
           object.set(name, value(p, p.nextToken(), raw));
         }
@@ -217,9 +233,8 @@ final class ArgumentParser {
         return array;
       }
       case VALUE_STRING: {
-        JsonLocation at = p.currentTokenLocation();
         String text = p.getText();
-        checkUnicode(text, "string", at);
+        checkUnicode(text, "string", p);
         return NODES.textNode(text);
       }
       case VALUE_NUMBER_INT:
@@ -252,12 +267,15 @@ final class ArgumentParser {
     }
   }
 
-  /** A lone surrogate inside decoded text can only come from an escape such as {@code \}{@code uD800}. */
-  private static void checkUnicode(String text, String what, JsonLocation at) throws Refusal {
+  /**
+   * A lone surrogate inside decoded text can only come from an escape such as {@code \}{@code uD800}. The position
+   * is that of {@code p}'s current token, read only when there is a problem (a location per token costs bytes).
+   */
+  private static void checkUnicode(String text, String what, JsonParser p) throws Refusal {
     int lone = loneSurrogate(text);
     if (lone >= 0) {
       throw new Refusal(FailureKind.MALFORMED_ARGUMENTS, "The arguments contain invalid Unicode: the " + what
-          + " at " + where(at) + " has an escape for an unpaired surrogate ("
+          + " at " + where(p.currentTokenLocation()) + " has an escape for an unpaired surrogate ("
           + String.format("\\u%04X", (int) text.charAt(lone)) + "). A \\uD800-\\uDBFF escape must be followed by"
           + " a \\uDC00-\\uDFFF escape; send valid Unicode.");
     }

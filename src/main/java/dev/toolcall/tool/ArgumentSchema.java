@@ -34,12 +34,20 @@ final class ArgumentSchema {
    * {@code createExecutionContext()}) and a configuration builder; it is immutable, so one serves every call.
    */
   private final ExecutionConfig config;
+  /**
+   * The same schema compiled for the common subset ({@link CompiledSchema}), null when it uses more: answers
+   * "valid" without networknt's per-call context; networknt still finds the problems of an invalid value.
+   */
+  private final CompiledSchema compiled;
+
+  private static final Problems NONE = new Problems(List.of(), 0, false);
 
   /** The errors as the validation left them, as {@code OutputFormat.DEFAULT} gives them, without changing the config. */
   private static final OutputFormat<List<Error>> ERRORS = (schema, context, schemaContext) -> context.getErrors();
 
-  private ArgumentSchema(Schema schema) {
+  private ArgumentSchema(Schema schema, JsonNode node) {
     this.schema = schema;
+    this.compiled = CompiledSchema.compile(node);
     this.config = ExecutionConfig.builder(schema.createExecutionContext().getExecutionConfig())
         .annotationCollectionEnabled(false).build();
   }
@@ -95,7 +103,7 @@ final class ArgumentSchema {
       try {
         Schema schema = registry.getSchema(node);
         schema.initializeValidators();
-        return new ArgumentSchema(schema);
+        return new ArgumentSchema(schema, node);
       } catch (RuntimeException e) {
         throw cannotCompile(tool, what, e);
       }
@@ -126,8 +134,12 @@ final class ArgumentSchema {
    * the JSON Pointer of the offending value ("the top level" for the whole value).
    */
   Problems validate(JsonNode instance, int cap) {
+    // the instance is only read: callers may pass a tree they share (ToolCallValidator passes the parser's own)
     List<Error> errors;
     try {
+      if (compiled != null && compiled.accepts(instance)) {
+        return NONE;
+      }
       CappedContext context = new CappedContext(config);
       errors = schema.validate(context, instance, ERRORS, (ExecutionContextCustomizer) null);
     } catch (RuntimeException | StackOverflowError e) {

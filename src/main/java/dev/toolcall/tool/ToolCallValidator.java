@@ -1,5 +1,6 @@
 package dev.toolcall.tool;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolcall.ToolArguments;
 import dev.toolcall.ToolResult;
 import dev.toolcall.FailureKind;
@@ -79,12 +80,18 @@ public final class ToolCallValidator {
       if (entry == null) {
         return new ToolCallValidation.Invalid(FailureKind.UNKNOWN_TOOL, registry.unknownToolMessage(toolName));
       }
-      ParsedArguments parsed = parser.parse(rawArguments);
-      if (parsed instanceof ParsedArguments.Invalid) {
-        ParsedArguments.Invalid invalid = (ParsedArguments.Invalid) parsed;
+      String raw = rawArguments == null ? "" : rawArguments;
+      Object read = parser.readTree(raw);
+      if (read instanceof JsonNode) {
+        // the parser's fresh tree: the schema reads it, the arguments keep their own copy of it
+        JsonNode tree = (JsonNode) read;
+        return check(entry, ArgumentParser.form(raw, tree), tree);
+      }
+      if (read instanceof ParsedArguments.Invalid) {
+        ParsedArguments.Invalid invalid = (ParsedArguments.Invalid) read;
         return new ToolCallValidation.Invalid(invalid.kind(), invalid.message());
       }
-      return check(entry, ((ParsedArguments.Ok) parsed).arguments());
+      return check(entry, ((ParsedArguments.Ok) read).arguments());
     } catch (RuntimeException | StackOverflowError e) {
       return unexpected();
     }
@@ -112,7 +119,12 @@ public final class ToolCallValidator {
   }
 
   private static ToolCallValidation check(ToolRegistry.Entry entry, ToolArguments arguments) {
-    ArgumentSchema.Problems problems = entry.schema.validate(arguments.asJson(), MAX_REPORTED_PROBLEMS);
+    return check(entry, arguments, arguments.asJson());
+  }
+
+  /** Checks {@code json}, the JSON value of {@code arguments} (only read here), against the tool's schema. */
+  private static ToolCallValidation check(ToolRegistry.Entry entry, ToolArguments arguments, JsonNode json) {
+    ArgumentSchema.Problems problems = entry.schema.validate(json, MAX_REPORTED_PROBLEMS);
     if (problems.total == 0) {
       return new ToolCallValidation.Valid(entry.tool, entry.definition, arguments);
     }
