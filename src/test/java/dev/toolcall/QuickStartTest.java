@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.testing.Printed;
 import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,12 +15,14 @@ import dev.toolcall.testing.Readme;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Runs the README's quick start, and checks the README shows exactly this code. */
+@ExtendWith(Printed.Capture.class)
 class QuickStartTest {
 
   @Test
-  void quickStartRunsAndTheReadmeShowsIt() throws Exception {
+  void quickStartRunsAndTheReadmeShowsIt(Printed printed) throws Exception {
     List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
     // README:begin
     Tool readFile = Tool.of(
@@ -58,6 +61,7 @@ class QuickStartTest {
     assertThat(seen).contains("call_1 PENDING -> RUNNING", "call_2 PERMISSION_PENDING -> PERMISSION_APPROVED",
         "call_2 RUNNING -> COMPLETED", "call_3 RUNNING -> FAILED");
 
+    assertThat(printed.text().lines()).hasSize(3).allMatch(l -> l.startsWith("call_"));
     Readme.assertShows("src/test/java/dev/toolcall/QuickStartTest.java");
   }
 }

@@ -1,5 +1,6 @@
 package dev.toolcall;
 
+import dev.toolcall.testing.Printed;
 import dev.toolcall.runtime.RuntimeSnapshot;
 import dev.toolcall.runtime.ToolCallRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,16 +17,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the README's "Survive a restart" code, and checks the README shows exactly this code. */
+@ExtendWith(Printed.Capture.class)
 class ReadmeRestartTest {
 
   @TempDir
   Path dir;
 
   @Test
-  void theReadmeRestartRunsAndTheReadmeShowsIt() throws Exception {
+  void theReadmeRestartRunsAndTheReadmeShowsIt(Printed printed) throws Exception {
     Tool shell = Tool.of(ToolDefinition.builder("shell").build(),
         inv -> ToolResult.of("ran " + inv.arguments().raw()));
     Path file = dir.resolve("toolcall-state.json");
@@ -46,6 +49,7 @@ class ReadmeRestartTest {
       System.out.println(result.callId() + ": " + result.outcome().messageForModel());  // call_1: ran {"command":"npm test"}
     }
     // README:end
+    assertThat(printed.text()).isEqualTo("call_1: ran {\"command\":\"npm test\"}" + System.lineSeparator());
     Readme.assertShows("src/test/java/dev/toolcall/ReadmeRestartTest.java");
     assertThat(RuntimeSnapshot.readFrom(file).calls()).singleElement()
         .extracting(CallRecord::state).isEqualTo(ToolCallState.PERMISSION_PENDING);

@@ -1,5 +1,6 @@
 package dev.toolcall.agui;
 
+import dev.toolcall.testing.Printed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.runtime.ToolCallRuntime;
@@ -18,11 +19,13 @@ import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The README's "Approvals from a web page": runs its code, with a person played by a headless browser that opens
  * the printed page and clicks "Approve once", and checks the README shows exactly this code.
  */
+@ExtendWith(Printed.Capture.class)
 class ReadmeWebTest {
 
   /** The person at the browser. */
@@ -37,7 +40,7 @@ class ReadmeWebTest {
   }
 
   @Test
-  void theReadmeWebApprovalRunsAndTheReadmeShowsIt() throws Exception {
+  void theReadmeWebApprovalRunsAndTheReadmeShowsIt(Printed printed) throws Exception {
     Person person = new Person();
     Tool clean = Tool.of(ToolDefinition.builder("clean").description("Deletes the build directory")
         .requiresApproval(true).build(), inv -> ToolResult.of("deleted build/"));
@@ -62,6 +65,8 @@ class ReadmeWebTest {
     // README:end web
     assertThat(agent.messages().get(agent.messages().size() - 1))
         .isEqualTo(new dev.toolcall.conversation.AssistantMessage("Done: deleted build/", List.of()));
+    assertThat(printed.text().lines()).hasSize(2).last().isEqualTo("Done: deleted build/");
+    assertThat(printed.text()).startsWith("Approve or deny at http://127.0.0.1:").contains("#session=session-1&token=");
     Readme.assertShows("src/test/java/dev/toolcall/agui/ReadmeWebTest.java", "web");
   }
 }

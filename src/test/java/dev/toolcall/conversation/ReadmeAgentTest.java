@@ -1,5 +1,6 @@
 package dev.toolcall.conversation;
 
+import dev.toolcall.testing.Printed;
 import dev.toolcall.ConversationState;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,12 +11,14 @@ import dev.toolcall.ToolResult;
 import dev.toolcall.testing.Readme;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Runs the README's turn with a scripted model, and checks the README shows exactly this code. */
+@ExtendWith(Printed.Capture.class)
 class ReadmeAgentTest {
 
   @Test
-  void theReadmeTurnRunsAndTheReadmeShowsIt() throws Exception {
+  void theReadmeTurnRunsAndTheReadmeShowsIt(Printed printed) throws Exception {
     // README:begin
     Tool readFile = Tool.of(
         ToolDefinition.builder("read_file").description("Reads a file").readOnly(true).requiresApproval(false)
@@ -40,6 +43,7 @@ class ReadmeAgentTest {
     assertThat(agent.messages()).hasSize(4);
     assertThat(agent.conversation().state()).isEqualTo(ConversationState.IDLE);
 
+    assertThat(printed.text()).isEqualTo("The README starts with: # toolcall-lifecycle" + System.lineSeparator());
     Readme.assertShows("src/test/java/dev/toolcall/conversation/ReadmeAgentTest.java");
   }
 }
