@@ -181,6 +181,18 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
       return JsonCopies.copy(node);
     }
 
+    /**
+     * The value of top-level property {@code name} when the arguments are a JSON object and it is a JSON string, read
+     * without copying the tree (what a permission rule compares, such as a shell tool's {@code command}).
+     *
+     * @return the string, or empty when there is no such property or it is not a string
+     * @throws NullPointerException if {@code name} is null
+     */
+    public java.util.Optional<String> text(String name) {
+      JsonNode v = node.get(Objects.requireNonNull(name, "name"));
+      return v != null && v.isTextual() ? java.util.Optional.of(v.textValue()) : java.util.Optional.empty();
+    }
+
     @Override
     public String toString() {
       return raw;

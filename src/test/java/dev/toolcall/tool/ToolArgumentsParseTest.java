@@ -44,6 +44,17 @@ class ToolArgumentsParseTest {
   }
 
   @Test
+  void aTopLevelStringPropertyIsReadWithoutTheTree() {
+    ToolArguments.Json args = (ToolArguments.Json) ok("{\"command\":\"npm test\",\"n\":1,\"o\":{\"command\":\"x\"}}");
+    assertThat(args.text("command")).contains("npm test");
+    assertThat(args.text("n")).as("not a string").isEmpty();
+    assertThat(args.text("o")).as("not a string").isEmpty();
+    assertThat(args.text("missing")).isEmpty();
+    assertThat(((ToolArguments.Json) ok("[1,2]")).text("command")).as("not an object").isEmpty();
+    assertThatThrownBy(() -> args.text(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("name");
+  }
+
+  @Test
   void nullIsNoArguments() {
     assertThat(ok(null).asJson()).isEqualTo(JsonNodeFactory.instance.objectNode());
   }
