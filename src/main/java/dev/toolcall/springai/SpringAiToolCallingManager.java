@@ -5,7 +5,6 @@ import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -212,13 +211,13 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     Map<String, Object> toolContext = options == null ? null : options.getToolContext();
     String session = session(toolContext);
     Map<String, ToolCallback> offered = offered(options);
-    java.util.Set<String> named = options != null
-        ? SpringAiCompat.toolNames(options) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
+    java.util.Set<String> named = null; // Spring AI 1.x: tools named, resolved by the runtime; read when needed
     ToolContext context = toolContext(options, toolContext, prompt, assistant);
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
     CallResult[] results = new CallResult[asked.size()];
     int[] scheduled = new int[asked.size()];
-    List<CallRequest> requests = new ArrayList<>(asked.size());
+    CallRequest[] requests = new CallRequest[asked.size()];
+    int count = 0;
     String[] ids = new String[asked.size()];
     int bound = 0;
     try {
@@ -231,6 +230,9 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
         String args = c.arguments() == null || c.arguments().isBlank() ? "{}" : c.arguments(); // as Spring does
         ToolCallback callback = offered.get(name);
+        if (callback == null && named == null) {
+          named = options != null ? SpringAiCompat.toolNames(options) : java.util.Set.of();
+        }
         if (callback == null && !named.contains(name)) { // not offered by this request: never run, answered
           results[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
               dev.toolcall.FailureKind.UNKNOWN_TOOL, notOffered(name, offered.keySet(), named)).snapshot());
@@ -241,11 +243,12 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
           RequestCalls.bind(id, callback, context);
           ids[bound++] = id;
         }
-        scheduled[requests.size()] = i;
-        requests.add(CallRequest.labelled(id, label, name, args));
+        scheduled[count] = i;
+        requests[count++] = CallRequest.labelled(id, label, name, args);
       }
-      if (!requests.isEmpty()) {
-        List<CallResult> ran = run(session, requests);
+      if (count > 0) { // one request, the common batch: a list of one, which the scheduler does not copy
+        List<CallResult> ran = run(session, count == 1 ? List.of(requests[0])
+            : List.of(java.util.Arrays.copyOf(requests, count)));
         for (int k = 0; k < ran.size(); k++) {
           results[scheduled[k]] = ran.get(k);
         }
@@ -296,8 +299,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
           : runtime.registry().find(r.toolName()).map(t -> t.definition().returnDirect()).orElse(false));
       returnDirect &= direct;
     }
-    List<Message> history = new ArrayList<>(prompt.getInstructions());
-    history.add(assistant);
+    List<Message> history = history(prompt, assistant, 1);
     history.add(ToolResponseMessage.builder().responses(responses).build());
     return ToolExecutionResult.builder().conversationHistory(history).returnDirect(returnDirect).build();
   }
@@ -337,17 +339,28 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     return out;
   }
 
-  /** The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. */
+  /**
+   * The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. The
+   * options' map is Spring's copy, read-only, so it is read through a view rather than copied again.
+   */
   private static ToolContext toolContext(ToolCallingChatOptions options, Map<String, Object> toolContext,
       Prompt prompt, AssistantMessage assistant) {
     if (options == null) {
       return new ToolContext(Map.of());
     }
-    Map<String, Object> map = new HashMap<>(toolContext == null ? Map.of() : toolContext);
-    List<Message> history = new ArrayList<>(prompt.getInstructions());
-    history.add(assistant);
-    map.put(ToolContext.TOOL_CALL_HISTORY, history);
-    return new ToolContext(map);
+    return new ToolContext(new ToolContextMap(toolContext == null ? Map.of() : toolContext,
+        history(prompt, assistant, 0)));
+  }
+
+  /** The prompt's messages and the assistant message, in a list with room for {@code more} (a mutable list). */
+  private static List<Message> history(Prompt prompt, AssistantMessage assistant, int more) {
+    List<Message> instructions = prompt.getInstructions();
+    List<Message> out = new ArrayList<>(instructions.size() + 1 + more);
+    for (Message m : instructions) {
+      out.add(m);
+    }
+    out.add(assistant);
+    return out;
   }
 
   /**
