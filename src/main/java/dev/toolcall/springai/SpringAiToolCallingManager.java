@@ -214,12 +214,9 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     java.util.Set<String> named = null; // Spring AI 1.x: tools named, resolved by the runtime; read when needed
     ToolContext context = toolContext(options, toolContext, prompt, assistant);
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
-    CallResult[] results = new CallResult[asked.size()];
-    int[] scheduled = new int[asked.size()];
+    CallResult[] refused = null; // the answers of calls no request offers, by position: made for the first one
     CallRequest[] requests = new CallRequest[asked.size()];
     int count = 0;
-    String[] ids = new String[asked.size()];
-    int bound = 0;
     try {
       for (int i = 0; i < asked.size(); i++) {
         AssistantMessage.ToolCall c = asked.get(i);
@@ -234,29 +231,25 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
           named = options != null ? SpringAiCompat.toolNames(options) : java.util.Set.of();
         }
         if (callback == null && !named.contains(name)) { // not offered by this request: never run, answered
-          results[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
+          refused = refused != null ? refused : new CallResult[asked.size()];
+          refused[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
               dev.toolcall.FailureKind.UNKNOWN_TOOL, notOffered(name, offered.keySet(), named)).snapshot());
           continue;
         }
+        CallRequest request = CallRequest.labelled(id, label, name, args);
         if (callback != null) {
           ensureTool(name, callback);
           RequestCalls.bind(id, callback, context);
-          ids[bound++] = id;
         }
-        scheduled[count] = i;
-        requests[count++] = CallRequest.labelled(id, label, name, args);
+        requests[count++] = request; // from here on unbound in the end (a call no callback offers: a miss)
       }
-      if (count > 0) { // one request, the common batch: a list of one, which the scheduler does not copy
-        List<CallResult> ran = run(session, count == 1 ? List.of(requests[0])
-            : List.of(java.util.Arrays.copyOf(requests, count)));
-        for (int k = 0; k < ran.size(); k++) {
-          results[scheduled[k]] = ran.get(k);
-        }
-      }
-      return answer(prompt, assistant, asked, offered, results);
+      // one request, the common batch: a list of one, which the scheduler does not copy
+      List<CallResult> ran = count == 0 ? List.of() : run(session, count == 1 ? List.of(requests[0])
+          : List.of(java.util.Arrays.copyOf(requests, count)));
+      return answer(prompt, assistant, asked, offered, ran, refused);
     } finally {
-      for (int k = 0; k < bound; k++) {
-        RequestCalls.unbind(ids[k]);
+      for (int k = 0; k < count; k++) {
+        RequestCalls.unbind(requests[k].callId());
       }
     }
   }
@@ -285,12 +278,16 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     }
   }
 
+  /**
+   * The history Spring goes on with; {@code ran} holds the results of the calls scheduled, in order, and
+   * {@code refused} (null when there is none) the answers of the others by position.
+   */
   private ToolExecutionResult answer(Prompt prompt, AssistantMessage assistant, List<AssistantMessage.ToolCall> asked,
-      Map<String, ToolCallback> offered, CallResult[] results) {
-    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.length);
-    boolean returnDirect = results.length > 0;
-    for (int i = 0; i < results.length; i++) {
-      CallResult r = results[i];
+      Map<String, ToolCallback> offered, List<CallResult> ran, CallResult[] refused) {
+    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(asked.size());
+    boolean returnDirect = !asked.isEmpty();
+    for (int i = 0, k = 0; i < asked.size(); i++) {
+      CallResult r = refused != null && refused[i] != null ? refused[i] : ran.get(k++);
       AssistantMessage.ToolCall c = asked.get(i);
       responses.add(new ToolResponseMessage.ToolResponse(c.id() == null ? "" : c.id(),
           c.name() == null ? "" : c.name(), r.messageForModel()));
