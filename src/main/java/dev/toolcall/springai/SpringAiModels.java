@@ -53,11 +53,11 @@ import org.springframework.ai.tool.ToolCallback;
  *       or arguments as empty), token usage (prompt and completion tokens) and the finish reason, kept lower case
  *       as the provider's word.</li>
  *   <li>Streaming ({@link #streamingClient}): text chunks as they come. Spring AI hands tool calls over whole (in
- *       the chunk that carries them), so each is announced at once with its arguments and completed. Calls are told
- *       apart by the provider's id: a call whose id was announced earlier in the stream is not announced again, so
- *       two calls under one id (two blank ids, say) in one streamed response run as one, and a call with no id at
- *       all fails the request ({@code OTHER}); the blocking client has neither limit. Token usage is the largest
- *       the chunks report.</li>
+ *       the chunk that carries them), so each is announced at once with its arguments and completed, with a missing
+ *       id or name as empty, as the blocking client hands them over: every call of a chunk is announced (blank ids
+ *       and a reused id included: the turn mints ids for blank ones and answers a duplicate), and only a call an
+ *       earlier chunk announced under the same non-blank id is not announced again. Token usage is the largest the
+ *       chunks report.</li>
  *   <li>Cancellation (an aborted turn cancels the request, see {@link ModelClient}): a streaming request's
  *       subscription is disposed, which cancels the provider's request, and chunks that still arrive are dropped; a
  *       blocking model on an executor is interrupted; one on the calling thread has answered before anyone could
@@ -113,7 +113,8 @@ public final class SpringAiModels {
     Objects.requireNonNull(model, "model");
     return ModelClient.streaming((request, sink) -> {
       CompletableFuture<Void> done = new CompletableFuture<>();
-      Set<String> announced = new HashSet<>();
+      Set<String> announced = new HashSet<>(); // the non-blank ids of the calls earlier chunks announced
+      boolean[] anyCall = {false};
       long[] usage = new long[2];
       String[] finish = {""};
       try {
@@ -127,15 +128,8 @@ public final class SpringAiModels {
             if (text != null && !text.isEmpty()) {
               sink.accept(new ModelDelta.Text(text));
             }
-            for (org.springframework.ai.chat.messages.AssistantMessage.ToolCall c : g.getOutput().getToolCalls()) {
-              if (announced.add(c.id())) {
-                sink.accept(new ModelDelta.ToolCallStarted(c.id(), c.name()));
-                if (c.arguments() != null && !c.arguments().isEmpty()) {
-                  sink.accept(new ModelDelta.ToolCallArguments(c.id(), c.arguments()));
-                }
-                sink.accept(new ModelDelta.ToolCallCompleted(c.id()));
-              }
-            }
+            announce(g.getOutput().getToolCalls(), announced, sink);
+            anyCall[0] |= !g.getOutput().getToolCalls().isEmpty();
             if (g.getMetadata() != null && g.getMetadata().getFinishReason() != null) {
               finish[0] = g.getMetadata().getFinishReason();
             }
@@ -147,7 +141,7 @@ public final class SpringAiModels {
           if (done.isDone()) {
             return;
           }
-          StopReason stop = !announced.isEmpty() ? StopReason.TOOL_CALLS : stopReason(finish[0]);
+          StopReason stop = anyCall[0] ? StopReason.TOOL_CALLS : stopReason(finish[0]);
           sink.accept(new ModelDelta.ResponseCompleted(stop, new TokenUsage(usage[0], usage[1]),
               finish[0].toLowerCase(Locale.ROOT)));
           done.complete(null);
@@ -162,6 +156,34 @@ public final class SpringAiModels {
       }
       return done;
     });
+  }
+
+  /**
+   * Announces a chunk's tool calls, each whole, as the blocking client hands them over: a missing id or name as
+   * empty (the turn mints an id for a blank one and answers a call that names no tool), every call of the chunk,
+   * even two under one id (the turn answers the second as a duplicate). Only a call an earlier chunk announced under
+   * the same non-blank id is left out: a later chunk repeated it. {@code announced} holds those ids.
+   */
+  private static void announce(List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls,
+      Set<String> announced, java.util.function.Consumer<? super ModelDelta> sink) {
+    List<String> ids = new ArrayList<>(calls.size());
+    for (org.springframework.ai.chat.messages.AssistantMessage.ToolCall c : calls) {
+      String id = c.id() == null ? "" : c.id();
+      if (!id.isBlank() && announced.contains(id)) {
+        continue;
+      }
+      ids.add(id);
+      sink.accept(new ModelDelta.ToolCallStarted(id, c.name() == null ? "" : c.name()));
+      if (c.arguments() != null && !c.arguments().isEmpty()) {
+        sink.accept(new ModelDelta.ToolCallArguments(id, c.arguments()));
+      }
+      sink.accept(new ModelDelta.ToolCallCompleted(id));
+    }
+    for (String id : ids) {
+      if (!id.isBlank()) {
+        announced.add(id);
+      }
+    }
   }
 
   private static ModelResponse complete(ChatModel model, ModelRequest request) throws ModelException {

@@ -5,7 +5,6 @@ import dev.toolcall.execution.CallRequest;
 import dev.toolcall.execution.CallResult;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -212,15 +211,12 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     Map<String, Object> toolContext = options == null ? null : options.getToolContext();
     String session = session(toolContext);
     Map<String, ToolCallback> offered = offered(options);
-    java.util.Set<String> named = options != null
-        ? SpringAiCompat.toolNames(options) : java.util.Set.of(); // Spring AI 1.x: tools named, resolved by the runtime
+    java.util.Set<String> named = null; // Spring AI 1.x: tools named, resolved by the runtime; read when needed
     ToolContext context = toolContext(options, toolContext, prompt, assistant);
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
-    CallResult[] results = new CallResult[asked.size()];
-    int[] scheduled = new int[asked.size()];
-    List<CallRequest> requests = new ArrayList<>(asked.size());
-    String[] ids = new String[asked.size()];
-    int bound = 0;
+    CallResult[] refused = null; // the answers of calls no request offers, by position: made for the first one
+    CallRequest[] requests = new CallRequest[asked.size()];
+    int count = 0;
     try {
       for (int i = 0; i < asked.size(); i++) {
         AssistantMessage.ToolCall c = asked.get(i);
@@ -231,29 +227,29 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         String name = c.name() == null || c.name().isBlank() ? "(no tool name)" : c.name();
         String args = c.arguments() == null || c.arguments().isBlank() ? "{}" : c.arguments(); // as Spring does
         ToolCallback callback = offered.get(name);
+        if (callback == null && named == null) {
+          named = options != null ? SpringAiCompat.toolNames(options) : java.util.Set.of();
+        }
         if (callback == null && !named.contains(name)) { // not offered by this request: never run, answered
-          results[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
+          refused = refused != null ? refused : new CallResult[asked.size()];
+          refused[i] = new CallResult(runtime.scheduler().refuse(session, null, id, name, args,
               dev.toolcall.FailureKind.UNKNOWN_TOOL, notOffered(name, offered.keySet(), named)).snapshot());
           continue;
         }
+        CallRequest request = CallRequest.labelled(id, label, name, args);
         if (callback != null) {
           ensureTool(name, callback);
           RequestCalls.bind(id, callback, context);
-          ids[bound++] = id;
         }
-        scheduled[requests.size()] = i;
-        requests.add(CallRequest.labelled(id, label, name, args));
+        requests[count++] = request; // from here on unbound in the end (a call no callback offers: a miss)
       }
-      if (!requests.isEmpty()) {
-        List<CallResult> ran = run(session, requests);
-        for (int k = 0; k < ran.size(); k++) {
-          results[scheduled[k]] = ran.get(k);
-        }
-      }
-      return answer(prompt, assistant, asked, offered, results);
+      // one request, the common batch: a list of one, which the scheduler does not copy
+      List<CallResult> ran = count == 0 ? List.of() : run(session, count == 1 ? List.of(requests[0])
+          : List.of(java.util.Arrays.copyOf(requests, count)));
+      return answer(prompt, assistant, asked, offered, ran, refused);
     } finally {
-      for (int k = 0; k < bound; k++) {
-        RequestCalls.unbind(ids[k]);
+      for (int k = 0; k < count; k++) {
+        RequestCalls.unbind(requests[k].callId());
       }
     }
   }
@@ -282,12 +278,16 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     }
   }
 
+  /**
+   * The history Spring goes on with; {@code ran} holds the results of the calls scheduled, in order, and
+   * {@code refused} (null when there is none) the answers of the others by position.
+   */
   private ToolExecutionResult answer(Prompt prompt, AssistantMessage assistant, List<AssistantMessage.ToolCall> asked,
-      Map<String, ToolCallback> offered, CallResult[] results) {
-    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(results.length);
-    boolean returnDirect = results.length > 0;
-    for (int i = 0; i < results.length; i++) {
-      CallResult r = results[i];
+      Map<String, ToolCallback> offered, List<CallResult> ran, CallResult[] refused) {
+    List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(asked.size());
+    boolean returnDirect = !asked.isEmpty();
+    for (int i = 0, k = 0; i < asked.size(); i++) {
+      CallResult r = refused != null && refused[i] != null ? refused[i] : ran.get(k++);
       AssistantMessage.ToolCall c = asked.get(i);
       responses.add(new ToolResponseMessage.ToolResponse(c.id() == null ? "" : c.id(),
           c.name() == null ? "" : c.name(), r.messageForModel()));
@@ -296,8 +296,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
           : runtime.registry().find(r.toolName()).map(t -> t.definition().returnDirect()).orElse(false));
       returnDirect &= direct;
     }
-    List<Message> history = new ArrayList<>(prompt.getInstructions());
-    history.add(assistant);
+    List<Message> history = history(prompt, assistant, 1);
     history.add(ToolResponseMessage.builder().responses(responses).build());
     return ToolExecutionResult.builder().conversationHistory(history).returnDirect(returnDirect).build();
   }
@@ -337,17 +336,28 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     return out;
   }
 
-  /** The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. */
+  /**
+   * The {@code ToolContext} Spring's own manager passes: the options' tool context and the history so far. The
+   * options' map is Spring's copy, read-only, so it is read through a view rather than copied again.
+   */
   private static ToolContext toolContext(ToolCallingChatOptions options, Map<String, Object> toolContext,
       Prompt prompt, AssistantMessage assistant) {
     if (options == null) {
       return new ToolContext(Map.of());
     }
-    Map<String, Object> map = new HashMap<>(toolContext == null ? Map.of() : toolContext);
-    List<Message> history = new ArrayList<>(prompt.getInstructions());
-    history.add(assistant);
-    map.put(ToolContext.TOOL_CALL_HISTORY, history);
-    return new ToolContext(map);
+    return new ToolContext(new ToolContextMap(toolContext == null ? Map.of() : toolContext,
+        history(prompt, assistant, 0)));
+  }
+
+  /** The prompt's messages and the assistant message, in a list with room for {@code more} (a mutable list). */
+  private static List<Message> history(Prompt prompt, AssistantMessage assistant, int more) {
+    List<Message> instructions = prompt.getInstructions();
+    List<Message> out = new ArrayList<>(instructions.size() + 1 + more);
+    for (Message m : instructions) {
+      out.add(m);
+    }
+    out.add(assistant);
+    return out;
   }
 
   /**
