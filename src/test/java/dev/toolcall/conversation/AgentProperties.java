@@ -47,6 +47,7 @@ import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 
 /**
  * The turn loop against a random scripted model and a random person answering permission requests, on real
@@ -87,6 +88,7 @@ class AgentProperties {
   }
 
   @Property(tries = 100, edgeCases = EdgeCasesMode.NONE)
+  @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF) // checked below instead of printed
   void everyTurnEndsWithOneResultPerCallWithinItsLimits(@ForAll("scripts") List<Step> script,
       @ForAll @IntRange(min = 1, max = 4) int maxRoundTrips, @ForAll @IntRange(min = 2, max = 3) int loopThreshold,
       @ForAll @IntRange(min = 1, max = 3) int maxCallsPerTool,
@@ -136,6 +138,12 @@ class AgentProperties {
       TurnResult r = stage.get(10, TimeUnit.SECONDS);
       Statistics.label("ending").collect(r.ending());
       Statistics.label("asked").collect(answering.asked.get() > 0);
+      // the generator reaches the interesting turns: answered ones, aborted ones, and ones where a person was asked
+      Statistics.label("ending").coverage(c -> {
+        c.check(TurnResult.Ending.ANSWERED).count(n -> n > 0);
+        c.check(TurnResult.Ending.ABORTED).count(n -> n > 0);
+      });
+      Statistics.label("asked").coverage(c -> c.check(true).count(n -> n > 0));
 
       // nothing is left running or waiting: every call of the turn ends, every tool body has returned
       w.await(() -> w.last.values().stream().allMatch(ToolCallSnapshot::isTerminal), "every call terminal");
