@@ -194,22 +194,27 @@ class BatchCreateTest {
     CountDownLatch release = new CountDownLatch(1);
     store.holdA = release;
     runs.set(0);
+    // two threads of its own: the common pool may have one thread, which the held first batch would keep busy
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
     try (ToolCallRuntime rt = runtime(store)) {
       rt.events().subscribe(seen);
-      CompletableFuture<Batch> first = CompletableFuture.supplyAsync(() -> rt.schedule("s", calls("a", "b")));
+      CompletableFuture<Batch> first = CompletableFuture.supplyAsync(() -> rt.schedule("s", calls("a", "b")), threads);
       assertThat(store.aWriting.await(10, TimeUnit.SECONDS)).as("the first batch is writing").isTrue();
-      CompletableFuture<Batch> second = CompletableFuture.supplyAsync(() -> rt.schedule("s", calls("b", "c")));
+      CompletableFuture<Batch> second = CompletableFuture.supplyAsync(() -> rt.schedule("s", calls("b", "c")), threads);
       assertThat(seen.pending.poll(10, TimeUnit.SECONDS)).as("c is stored and published while a and b are held")
           .isEqualTo("c");
       assertThat(second).as("the second batch waits for b").isNotDone();
       release.countDown();
       Batch one = first.get(10, TimeUnit.SECONDS);
-      Batch two = second.get(10, TimeUnit.SECONDS);
+      Batch other = second.get(10, TimeUnit.SECONDS);
       one.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      two.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      assertThat(two.calls().get(0)).as("the same call b").isSameAs(one.calls().get(1));
+      other.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(other.calls().get(0)).as("the same call b").isSameAs(one.calls().get(1));
       assertThat(runs).as("a, b and c, each once").hasValue(3);
       assertThat(seen.unstored).isEmpty();
+    } finally {
+      release.countDown();
+      threads.shutdownNow();
     }
   }
 }
