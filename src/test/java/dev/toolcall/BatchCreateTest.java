@@ -116,10 +116,16 @@ class BatchCreateTest {
   }
 
   static final AtomicInteger runs = new AtomicInteger();
+  /** When set, every tool body waits for it (bounded), so that no call ends before the test has looked. */
+  static volatile CountDownLatch gate;
 
   static ToolCallRuntime runtime(CallStore store) {
     Tool free = Tool.of(ToolDefinition.builder("free").requiresApproval(false).build(), inv -> {
       runs.incrementAndGet();
+      CountDownLatch g = gate;
+      if (g != null) {
+        g.await(10, TimeUnit.SECONDS);
+      }
       return ToolResult.of("ran " + inv.callId());
     });
     return ToolCallRuntime.builder().tools(free).callStore(store).build();
@@ -194,6 +200,8 @@ class BatchCreateTest {
     CountDownLatch release = new CountDownLatch(1);
     store.holdA = release;
     runs.set(0);
+    CountDownLatch toolsMayEnd = new CountDownLatch(1); // b must not end before the second batch has found it
+    gate = toolsMayEnd;
     // two threads of its own: the common pool may have one thread, which the held first batch would keep busy
     java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
     try (ToolCallRuntime rt = runtime(store)) {
@@ -207,6 +215,7 @@ class BatchCreateTest {
       release.countDown();
       Batch one = first.get(10, TimeUnit.SECONDS);
       Batch other = second.get(10, TimeUnit.SECONDS);
+      toolsMayEnd.countDown();
       one.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
       other.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertThat(other.calls().get(0)).as("the same call b").isSameAs(one.calls().get(1));
@@ -214,6 +223,8 @@ class BatchCreateTest {
       assertThat(seen.unstored).isEmpty();
     } finally {
       release.countDown();
+      toolsMayEnd.countDown();
+      gate = null;
       threads.shutdownNow();
     }
   }
