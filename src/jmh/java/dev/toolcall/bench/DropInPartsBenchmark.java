@@ -1,4 +1,3 @@
-// Not built: the parts of the drop-in path, each alone (issue 30 session 3); copy to src/jmh/java/dev/toolcall/bench to run.
 package dev.toolcall.bench;
 
 import dev.toolcall.execution.CallRequest;
@@ -31,7 +30,11 @@ import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.tool.method.MethodToolCallback;
 import org.springframework.ai.tool.support.ToolDefinitions;
 
-/** The parts of the drop-in manager's path, each alone (issue 30 session 3: a breakdown, not kept). */
+/**
+ * The parts of the Spring AI drop-in manager's path ({@code SpringAiToolCallingManager}), each alone: Spring's
+ * callback, the runtime running the same callback as a tool, the returned messages, the tool context, a call id and
+ * the options' reads. A breakdown of {@code WholePathBenchmark}'s drop-in row (docs/performance.md), not a comparison.
+ */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
