@@ -28,7 +28,7 @@ class DocsLinksTest {
 
   /** "issue 30", "issues 17 and 18", "issue-30", "issue30", "issue #5", "PR 12", "pull request 12". */
   private static final Pattern ISSUE = Pattern.compile(
-      "(?i)\\bissues?[\\s_-]*#?\\d|\\bpull[\\s-]+requests?\\s*#?\\d|(?-i:\\bPRs?\\s*#?\\d)");
+      "(?i)\\bissues?[\\s_-]*#?\\d+|\\bpull[\\s-]+requests?\\s*#?\\d+|(?-i:\\bPRs?\\s*#?\\d+)");
 
   /**
    * A bare "#12" as GitHub writes a reference: at the start of a line or after a space or an opening bracket. A CI
