@@ -69,6 +69,23 @@ public interface CallStore {
   }
 
   /**
+   * The calls of {@code sessionId} stored under the ids their provider sent ({@link CallRecord#label()}, which is
+   * the call id unless the library minted one), as stored now, ended ones included: what an agent loading a
+   * conversation on another instance reads to tell the model the true outcome of each call of its turn. A label
+   * found twice in the session (a provider that numbers ids per response) gives the one stored last. The default
+   * reads each label as a call id with {@link #read}.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  default java.util.List<CallRecord> readByLabels(String sessionId, java.util.Collection<String> labels) {
+    java.util.List<CallRecord> out = new java.util.ArrayList<>();
+    for (String label : labels) {
+      read(sessionId, label).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /**
    * Whether {@code failure}, thrown by a write of this store, may go away if the write is tried again (the database
    * was unreachable, a statement timed out). A runtime retries such a write until it lands; a failure that retrying
    * cannot fix (the store refused the data or a constraint, a row that cannot be right) ends the call FAILED instead,

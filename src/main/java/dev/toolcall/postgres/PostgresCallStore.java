@@ -151,6 +151,33 @@ public final class PostgresCallStore {
     }
   }
 
+  /** See {@link dev.toolcall.CallStore#readByLabels}: one query over the session's rows. */
+  List<dev.toolcall.CallRecord> readByLabels(String sessionId, java.util.Collection<String> labels) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(labels, "labels");
+    if (labels.isEmpty()) {
+      return List.of();
+    }
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
+        + " FROM toolcall_call WHERE session_id = ? AND coalesce(document ->> 'label', call_id) = ANY (?)"
+        + " ORDER BY seq")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, Nul.escape(sessionId));
+      ps.setArray(2, c.createArrayOf("text", labels.stream().map(Nul::escape).toArray()));
+      java.util.Map<String, dev.toolcall.CallRecord> byLabel = new java.util.LinkedHashMap<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          dev.toolcall.CallRecord r = entry(Rows.row(rs));
+          byLabel.remove(r.label());
+          byLabel.put(r.label(), r); // the one stored last wins
+        }
+      }
+      return List.copyOf(byLabel.values());
+    } catch (SQLException e) {
+      throw new StoreException("session " + sessionId + ": reading its calls failed: " + e.getMessage(), e);
+    }
+  }
+
   /**
    * Stores {@code next} if the row still holds {@code expected}'s version: one conditional UPDATE.
    *
@@ -286,6 +313,11 @@ public final class PostgresCallStore {
       }
 
       @Override
+      public List<dev.toolcall.CallRecord> readByLabels(String sessionId, java.util.Collection<String> labels) {
+        return PostgresCallStore.this.readByLabels(sessionId, labels);
+      }
+
+      @Override
       public boolean retriable(RuntimeException failure) {
         return PostgresCallStore.retriable(failure);
       }
@@ -380,6 +412,17 @@ public final class PostgresCallStore {
    */
   public boolean saveConversation(dev.toolcall.conversation.AgentSnapshot snapshot) {
     return conversations.save(snapshot);
+  }
+
+  /**
+   * The conversations of every runtime on this database, for {@link dev.toolcall.conversation.AgentDirectory}: one
+   * row per conversation in {@code toolcall_conversation} with its latest agent snapshot, a revision and the instance
+   * holding it for the step under way (with a lease, on the database's clock). See
+   * {@link dev.toolcall.conversation.ConversationStore}. The rows are those of {@link #saveConversation}: use one or the
+   * other for a conversation, not both.
+   */
+  public dev.toolcall.conversation.ConversationStore conversations() {
+    return conversations.store();
   }
 
   /**

@@ -134,6 +134,11 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   }
 
   @Override
+  public List<dev.toolcall.CallRecord> readByLabels(String sessionId, java.util.Collection<String> labels) {
+    return store.readByLabels(sessionId, labels);
+  }
+
+  @Override
   public boolean retriable(RuntimeException failure) {
     return PostgresCallStore.retriable(failure);
   }

@@ -58,6 +58,8 @@ public final class ToolCallRuntime implements AutoCloseable {
   private final Ticker ticker;
   /** The link to the other runtimes of a shared store, or null. */
   private final SharedStoreLink link;
+  /** The store of every change of a call, or null. */
+  private final CallStore callStore;
 
   private ToolCallRuntime(Builder b) {
     this.bus = b.bus == null ? EventBus.create() : b.bus;
@@ -81,6 +83,7 @@ public final class ToolCallRuntime implements AutoCloseable {
       sb.callStore(b.callStore);
     }
     this.scheduler = sb.build();
+    this.callStore = b.callStore;
     this.closeGrace = b.closeGrace;
     this.clock = b.clock;
     this.ticker = b.ticker;
@@ -151,6 +154,14 @@ public final class ToolCallRuntime implements AutoCloseable {
   /** Schedules the tool calls of one model response; see {@link ToolScheduler#schedule}. */
   public Batch schedule(String sessionId, List<CallRequest> requests) {
     return scheduler.schedule(sessionId, requests);
+  }
+
+  /**
+   * The store every change of a call is written to ({@link Builder#callStore} or {@link Builder#sharedStore}), if
+   * any: where an outcome reached while nothing in this process held the call can be read.
+   */
+  public Optional<CallStore> callStore() {
+    return Optional.ofNullable(callStore);
   }
 
   /**

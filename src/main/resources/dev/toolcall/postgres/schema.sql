@@ -74,3 +74,11 @@ CREATE TRIGGER toolcall_call_notify AFTER INSERT OR UPDATE ON toolcall_call
 -- version is now.
 ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS writers text[] NOT NULL DEFAULT '{}';
 INSERT INTO toolcall_schema (version) VALUES (2) ON CONFLICT DO NOTHING;
+-- Schema version 3: a conversation is held for one step by one instance (ConversationStore): its revision rises with
+-- every take and every write, and owner/owner_until say who holds it and until when (the database's clock). A row
+-- taken for a conversation's first step has no document yet.
+ALTER TABLE toolcall_conversation ADD COLUMN IF NOT EXISTS revision bigint NOT NULL DEFAULT 0;
+ALTER TABLE toolcall_conversation ADD COLUMN IF NOT EXISTS owner text;
+ALTER TABLE toolcall_conversation ADD COLUMN IF NOT EXISTS owner_until timestamptz;
+ALTER TABLE toolcall_conversation ALTER COLUMN document DROP NOT NULL;
+INSERT INTO toolcall_schema (version) VALUES (3) ON CONFLICT DO NOTHING;

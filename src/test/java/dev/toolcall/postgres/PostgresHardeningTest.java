@@ -513,7 +513,7 @@ class PostgresHardeningTest {
         ResultSet rs = x.executeQuery("SELECT (SELECT max(version) FROM toolcall_schema),"
             + " (SELECT cardinality(writers) FROM toolcall_call WHERE call_id = 'legacy')")) {
       rs.next();
-      assertThat(rs.getInt(1)).isEqualTo(2);
+      assertThat(rs.getInt(1)).isEqualTo(3);
       assertThat(rs.getInt(2)).isEqualTo(1);
     }
   }
