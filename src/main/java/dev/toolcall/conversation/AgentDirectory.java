@@ -231,7 +231,7 @@ public final class AgentDirectory implements AutoCloseable {
     run.whenComplete((r, x) -> {
       renew.cancel(false);
       try {
-        finish(taken, agent[0]);
+        finish(taken, agent[0], r);
       } catch (RuntimeException e) {
         if (x == null) {
           log.warn("conversation {}: the step ended but its snapshot could not be stored (the hold lapses with its"
@@ -260,16 +260,21 @@ public final class AgentDirectory implements AutoCloseable {
     }
   }
 
-  /** Writes the agent back and lets go of the conversation; keeps the agent when the write won. */
-  private void finish(ConversationStore.Taken taken, Agent agent) {
+  /**
+   * Writes the agent back and lets go of the conversation; keeps the agent when the write won, unless its turn is
+   * suspended on a shared store: then its calls are handed over to the store and nothing of the turn stays here.
+   */
+  private void finish(ConversationStore.Taken taken, Agent agent, TurnResult result) {
     String id = taken.conversationId();
     if (agent == null) {
       store.release(taken);
       return;
     }
     boolean stored = store.put(taken, agent.snapshot());
+    boolean handedOff = stored && result != null && result.ending() == TurnResult.Ending.INTERRUPTED
+        && runtime.isShared() && handOff(agent);
     synchronized (held) {
-      if (stored) {
+      if (stored && !handedOff) {
         held.put(id, new Held(agent, taken.revision() + 1));
         trim();
       } else {
@@ -280,6 +285,38 @@ public final class AgentDirectory implements AutoCloseable {
       log.warn("conversation {}: this step's hold was lost before it ended (another instance took the conversation);"
           + " its snapshot was not stored", id);
     }
+  }
+
+  /**
+   * Hands the calls of {@code agent}'s suspended turn over to the store, when every call of it that has not ended
+   * waits for a person (a call approved already is kept: it must not run before the turn goes on).
+   *
+   * @return whether any call was let go: the agent must go too (its turn no longer holds the runtime's calls)
+   */
+  private boolean handOff(Agent agent) {
+    List<ToolCall> waiting = new ArrayList<>();
+    synchronized (agent.lock) {
+      Suspensions.Parked parked = agent.suspensions.parked();
+      if (parked == null) {
+        return false;
+      }
+      Turn t = parked.turn();
+      for (int i = 0; i < t.open.size(); i++) {
+        ToolCall c = t.callOf(i);
+        if (c == null || c.isTerminal()) {
+          continue;
+        }
+        if (c.state() != dev.toolcall.ToolCallState.PERMISSION_PENDING) {
+          return false;
+        }
+        waiting.add(c);
+      }
+    }
+    boolean any = false;
+    for (ToolCall c : waiting) {
+      any |= runtime.handOff(c);
+    }
+    return any;
   }
 
   /** Drops the least recently used agents over the bound that may go; under the lock. */
