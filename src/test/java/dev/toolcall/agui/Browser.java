@@ -18,8 +18,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * A headless Chromium and its chromedriver, found by {@link TestPrograms} ({@code TOOLCALL_CHROMIUM},
- * {@code TOOLCALL_CHROMEDRIVER}, else {@code PATH}; {@code .ci/ensure-browser.sh} installs Debian's), driven by Selenium, with the waits the page tests use. Never skips: a missing browser
- * fails the test, naming the script that installs it. Waits are bounded conditions, never sleeps.
+ * {@code TOOLCALL_CHROMEDRIVER}, else {@code PATH}; {@code .ci/ensure-browser.sh} installs Debian's), driven by
+ * Selenium, with the waits the page tests use. Never skips: a missing browser fails the test, naming the variable and
+ * the script that installs it. Waits are bounded conditions, never sleeps.
  */
 public final class Browser implements AutoCloseable {
   private static final Duration WAIT = Duration.ofSeconds(20);
