@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
 # Makes PostgreSQL's programs (initdb, pg_ctl) available for the store tests, which start a throwaway cluster of their
-# own on a free loopback port (dev.toolcall.postgres.PgCluster). Installs Debian's postgresql package when they are
-# missing; does nothing when TOOLCALL_PG_URL names an existing server (then the tests use it). Run by .ci/run; a
-# developer runs it once the same way: bash .ci/ensure-postgres.sh
+# own on a free loopback port (dev.toolcall.postgres.PgCluster). Does nothing when TOOLCALL_PG_URL names an existing
+# server (the tests then use it) or TOOLCALL_PG_BIN names the programs' folder, or when initdb is on PATH or under
+# Debian's /usr/lib/postgresql/N/bin; else installs Debian's postgresql package. Run by ensure-test-programs.sh (and
+# so by `mvn verify`); --quiet prints only what it installs.
 set -euo pipefail
+quiet=false; [ "${1:-}" = "--quiet" ] && quiet=true
+say() { $quiet || echo "$@"; }
 if [ -n "${TOOLCALL_PG_URL:-}" ]; then
-  echo "postgres: using TOOLCALL_PG_URL"
+  say "postgres: using TOOLCALL_PG_URL"
+  exit 0
+fi
+if [ -n "${TOOLCALL_PG_BIN:-}" ]; then
+  if [ -x "$TOOLCALL_PG_BIN/initdb" ]; then say "postgres: $TOOLCALL_PG_BIN"; exit 0; fi
+  echo "postgres: TOOLCALL_PG_BIN=$TOOLCALL_PG_BIN holds no executable initdb: fix or unset it" >&2
+  exit 1
+fi
+if command -v initdb > /dev/null; then
+  say "postgres: $(dirname "$(command -v initdb)")"
   exit 0
 fi
 if ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1; then
-  echo "postgres: $(ls -d /usr/lib/postgresql/*/bin | tail -1)"
+  say "postgres: $(ls -d /usr/lib/postgresql/*/bin | tail -1)"
   exit 0
 fi
 if ! command -v apt-get > /dev/null; then
-  echo "postgres: initdb not found and no apt-get: install PostgreSQL, or set TOOLCALL_PG_URL" >&2
+  echo "postgres: initdb not found and no apt-get: install PostgreSQL (macOS: brew install postgresql) and set" \
+    "TOOLCALL_PG_BIN to the folder of initdb, or set TOOLCALL_PG_URL to an existing server's JDBC URL" >&2
   exit 1
 fi
 SUDO=""

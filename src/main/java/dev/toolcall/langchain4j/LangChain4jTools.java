@@ -1,12 +1,18 @@
 package dev.toolcall.langchain4j;
 
+import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolMemoryId;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.agent.tool.ToolSpecifications;
 import dev.langchain4j.exception.RetriableException;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.exception.ToolArgumentsException;
 import dev.langchain4j.exception.ToolExecutionException;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.invocation.LangChain4jManaged;
+import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.tool.DefaultToolExecutor;
 import dev.langchain4j.service.tool.ToolExecutor;
 import dev.toolcall.tool.Tool;
@@ -15,6 +21,7 @@ import dev.toolcall.ToolException;
 import dev.toolcall.ToolResult;
 import dev.toolcall.TransientToolException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -39,8 +46,17 @@ import java.util.function.Predicate;
  *
  * <p>What does not map: LangChain4j's {@code returnDirect} and {@code ReturnBehavior.IMMEDIATE} (a result always goes
  * back to the model); its {@code InvocationContext} and {@code InvocationParameters} (the runtime, not an AI service,
- * runs the tool: a {@code @MemoryId} parameter receives the call's session id, the rest is not there); and approval,
- * read-only, timeouts and retries, which LangChain4j does not say (set them in {@code customize}).
+ * runs the tool: a parameter annotated with LangChain4j's {@link ToolMemoryId} receives the call's session id, the
+ * rest is not there); and approval, read-only, timeouts and retries, which LangChain4j does not say (set them in
+ * {@code customize}).
+ *
+ * <p>Parameter names: the model fills a {@code @Tool} method's parameters by name, so each one it is offered needs a
+ * name at run time: compile with javac's {@code -parameters} flag (Maven: {@code <parameters>true</parameters>} in
+ * {@code maven-compiler-plugin}'s configuration), or name it with {@code @P(name = "...")}. Without either, Java calls
+ * it {@code arg0}, {@code arg1}, ...: {@link #tools(Object)} then refuses the method at once, naming the parameters
+ * and both remedies, instead of offering the model names it could not know. The AI service's {@code @MemoryId} on a
+ * tool parameter is refused the same way (LangChain4j would offer it to the model as an argument; the tool-side
+ * annotation is {@code @ToolMemoryId}).
  */
 public final class LangChain4jTools {
 
@@ -105,9 +121,12 @@ public final class LangChain4jTools {
   /**
    * The {@code @Tool} methods of {@code bean} (LangChain4j's {@link dev.langchain4j.agent.tool.Tool} annotation),
    * each run by LangChain4j's {@link DefaultToolExecutor}, as tools that require approval, sorted by name. Only
-   * the bean's own class is searched (its declared methods, not those it inherits).
+   * the bean's own class is searched (its declared methods, not those it inherits). A parameter annotated with
+   * {@link ToolMemoryId} receives the call's session id and is not offered to the model.
    *
-   * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method
+   * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method, or one has a parameter the model
+   *     would be offered without a name (a class compiled without {@code -parameters} and no {@code @P(name = ...)}),
+   *     or a parameter annotated with the AI service's {@code @MemoryId}
    */
   public static List<Tool> tools(Object bean) {
     return tools(bean, (name, b) -> {});
@@ -116,7 +135,7 @@ public final class LangChain4jTools {
   /**
    * Like {@link #tools(Object)}; {@code customize} gets each tool's name and its definition's builder.
    *
-   * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method
+   * @throws IllegalArgumentException as {@link #tools(Object)}
    */
   public static List<Tool> tools(Object bean, BiConsumer<String, ToolDefinition.Builder> customize) {
     return tools(bean, customize, e -> false);
@@ -129,7 +148,7 @@ public final class LangChain4jTools {
    * LangChain4j's {@link RetriableException} are transient without it.
    *
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code bean} has no {@code @Tool} method, or a tool's definition is invalid
+   * @throws IllegalArgumentException as {@link #tools(Object)}, or if a tool's definition is invalid
    */
   public static List<Tool> tools(Object bean, BiConsumer<String, ToolDefinition.Builder> customize,
       Predicate<? super Throwable> transientFailure) {
@@ -139,6 +158,7 @@ public final class LangChain4jTools {
     List<Tool> out = new ArrayList<>();
     for (Method m : bean.getClass().getDeclaredMethods()) {
       if (m.isAnnotationPresent(dev.langchain4j.agent.tool.Tool.class)) {
+        checkParameters(m);
         ToolSpecification spec = ToolSpecifications.toolSpecificationFrom(m);
         // the (bean, method) constructor answers a throwing method's message as its result; AiServices does not
         ToolExecutor executor = DefaultToolExecutor.builder().object(bean).originalMethod(m).methodToInvoke(m)
@@ -152,6 +172,47 @@ public final class LangChain4jTools {
     }
     out.sort(java.util.Comparator.comparing(Tool::name));
     return List.copyOf(out);
+  }
+
+  /**
+   * Refuses a {@code @Tool} method whose parameters the model could not fill by name: one the model is offered (not
+   * LangChain4j's {@code @ToolMemoryId}, {@code InvocationParameters}, {@code InvocationContext} or other managed
+   * parameters, as LangChain4j's {@code ToolSpecifications} skips them) that has no name at run time and no
+   * {@code @P(name = ...)}, which LangChain4j would offer as {@code arg0} (it only logs a warning); and one carrying the
+   * AI service's {@code @MemoryId}, which LangChain4j offers to the model as an ordinary parameter.
+   */
+  private static void checkParameters(Method m) {
+    String where = m.getDeclaringClass().getName() + "." + m.getName();
+    List<String> unnamed = new ArrayList<>();
+    for (Parameter p : m.getParameters()) {
+      if (p.isAnnotationPresent(MemoryId.class)) {
+        throw new IllegalArgumentException("parameter '" + p.getName() + "' of tool method " + where + " is annotated "
+            + "@MemoryId (dev.langchain4j.service.MemoryId), which is for AI service methods; LangChain4j would offer "
+            + "it to the model as an argument to fill. A @Tool method receives the call's session through "
+            + "@ToolMemoryId (dev.langchain4j.agent.tool.ToolMemoryId)");
+      }
+      if (!p.isNamePresent() && offeredToTheModel(p)) {
+        P named = p.getAnnotation(P.class);
+        if (named == null || named.name().isBlank()) {
+          unnamed.add(p.getName());
+        }
+      }
+    }
+    if (!unnamed.isEmpty()) {
+      throw new IllegalArgumentException("tool method " + where + " has parameters without names at run time "
+          + unnamed + ": the model would be offered them under those names, and calls naming the real parameters "
+          + "would be refused. Compile the class with javac's -parameters flag (Maven: <parameters>true</parameters> "
+          + "in maven-compiler-plugin's configuration, or the property maven.compiler.parameters=true; Gradle: "
+          + "options.compilerArgs.add(\"-parameters\")), or name each parameter with LangChain4j's "
+          + "@P(name = \"...\")");
+    }
+  }
+
+  /** Whether LangChain4j's {@code ToolSpecifications} makes {@code p} a property of the tool's parameters. */
+  private static boolean offeredToTheModel(Parameter p) {
+    Class<?> type = p.getType();
+    return !p.isAnnotationPresent(ToolMemoryId.class) && !InvocationParameters.class.isAssignableFrom(type)
+        && !LangChain4jManaged.class.isAssignableFrom(type) && type != InvocationContext.class;
   }
 
   /**

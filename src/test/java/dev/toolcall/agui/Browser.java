@@ -2,7 +2,7 @@ package dev.toolcall.agui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
+import dev.toolcall.testing.TestPrograms;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,9 +17,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * A headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, installed by
- * {@code .ci/ensure-browser.sh}) driven by Selenium, with the waits the page tests use. Never skips: a missing browser
- * fails the test, naming the script that installs it. Waits are bounded conditions, never sleeps.
+ * A headless Chromium and its chromedriver, found by {@link TestPrograms} ({@code TOOLCALL_CHROMIUM},
+ * {@code TOOLCALL_CHROMEDRIVER}, else {@code PATH}; {@code .ci/ensure-browser.sh} installs Debian's), driven by
+ * Selenium, with the waits the page tests use. Never skips: a missing browser fails the test, naming the variable and
+ * the script that installs it. Waits are bounded conditions, never sleeps.
  */
 public final class Browser implements AutoCloseable {
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -38,10 +39,8 @@ public final class Browser implements AutoCloseable {
 
   /** A new headless browser. */
   public static Browser open() {
-    Path chromium = Path.of("/usr/bin/chromium");
-    Path chromedriver = Path.of("/usr/bin/chromedriver");
-    assertThat(Files.isExecutable(chromium) && Files.isExecutable(chromedriver))
-        .as("chromium and chromedriver are installed: run `bash .ci/ensure-browser.sh` first").isTrue();
+    Path chromium = TestPrograms.chromium();
+    Path chromedriver = TestPrograms.chromedriver();
     ChromeOptions o = new ChromeOptions();
     o.setBinary(chromium.toFile());
     o.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",

@@ -9,7 +9,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -85,35 +84,9 @@ final class PgCluster {
     }
   }
 
-  /** The folder of initdb and pg_ctl: TOOLCALL_PG_BIN, else Debian's newest /usr/lib/postgresql/N/bin. */
+  /** The folder of initdb and pg_ctl ({@link dev.toolcall.testing.TestPrograms#postgresBin()}). */
   static Path binaries() {
-    String given = System.getenv("TOOLCALL_PG_BIN");
-    if (given != null && Files.isExecutable(Path.of(given, "initdb"))) {
-      return Path.of(given);
-    }
-    Path debian = Path.of("/usr/lib/postgresql");
-    if (Files.isDirectory(debian)) {
-      try (Stream<Path> versions = Files.list(debian)) {
-        List<Path> found = new ArrayList<>(versions.map(v -> v.resolve("bin"))
-            .filter(b -> Files.isExecutable(b.resolve("initdb"))).toList());
-        found.sort(Comparator.comparing(p -> versionOf(p.getParent().getFileName().toString())));
-        if (!found.isEmpty()) {
-          return found.get(found.size() - 1);
-        }
-      } catch (IOException e) {
-        // fall through to the failure below
-      }
-    }
-    throw new IllegalStateException("PostgreSQL tests need a server: set TOOLCALL_PG_URL to a JDBC URL, or install"
-        + " PostgreSQL's programs (Debian: apt-get install -y postgresql; .ci/run does this when they are missing)");
-  }
-
-  private static int versionOf(String s) {
-    try {
-      return Integer.parseInt(s);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    return dev.toolcall.testing.TestPrograms.postgresBin();
   }
 
   /** Runs {@code command} with sh, as the postgres user when this JVM runs as root; fails with its output. */
