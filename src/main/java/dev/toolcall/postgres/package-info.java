@@ -4,7 +4,8 @@
  * version, and gives a runtime its {@code CallStore} ({@code calls()}), its {@code SharedCallStore} among several
  * runtimes on one database ({@code shared(owner, lease)}), a {@code SessionGrantStore} ({@code sessionGrants()}) and
  * a place for an agent's saved state; {@link dev.toolcall.postgres.ChangeFeed} tells a runtime each version any
- * runtime stores; {@link dev.toolcall.postgres.StoredCall} is one row and
+ * runtime stores; {@link dev.toolcall.postgres.PostgresTokenRevocations} shares the revocations of signed session
+ * tokens among instances; {@link dev.toolcall.postgres.StoredCall} is one row and
  * {@link dev.toolcall.postgres.StoreException} what a failed operation throws.
  *
  * <p>Every public type is thread-safe (records are immutable). The application passes a pooled {@code DataSource}

@@ -82,3 +82,17 @@ ALTER TABLE toolcall_conversation ADD COLUMN IF NOT EXISTS owner text;
 ALTER TABLE toolcall_conversation ADD COLUMN IF NOT EXISTS owner_until timestamptz;
 ALTER TABLE toolcall_conversation ALTER COLUMN document DROP NOT NULL;
 INSERT INTO toolcall_schema (version) VALUES (3) ON CONFLICT DO NOTHING;
+-- Schema version 4: revoked session tokens (PostgresTokenRevocations), read by every instance: all tokens of a
+-- session issued up to issued_up_to (kind 'session', subject the session id), or one token (kind 'token', subject
+-- its id). A check reads the primary key for two keys. A row may go once keep_until has passed (no token it refuses
+-- is valid after it); each revocation deletes those first, by the index on keep_until.
+CREATE TABLE IF NOT EXISTS toolcall_token_revocation (
+  kind         text        NOT NULL CHECK (kind IN ('session', 'token')),
+  subject      text        NOT NULL,
+  issued_up_to timestamptz,
+  keep_until   timestamptz NOT NULL,
+  PRIMARY KEY (kind, subject),
+  CHECK ((kind = 'session') = (issued_up_to IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS toolcall_token_revocation_keep ON toolcall_token_revocation (keep_until);
+INSERT INTO toolcall_schema (version) VALUES (4) ON CONFLICT DO NOTHING;

@@ -488,8 +488,8 @@ class PostgresHardeningTest {
   }
 
   /**
-   * A database made by the previous schema (version 1: no {@code writers} column) is brought to version 2 in place by
-   * {@code applySchema()}; its rows keep their data and move on by compare-and-set.
+   * A database made by the first schema (version 1: no {@code writers} column) is brought to the current version in
+   * place by {@code applySchema()}; its rows keep their data and move on by compare-and-set.
    */
   @Test
   void aVersion1DatabaseIsMigratedInPlace() throws Exception {
@@ -511,9 +511,11 @@ class PostgresHardeningTest {
     assertThat(st.compareAndSet(legacy, legacy.next(ToolCallState.RUNNING, doc("me", 5))).won()).isTrue();
     try (Connection c = old.getConnection(); Statement x = c.createStatement();
         ResultSet rs = x.executeQuery("SELECT (SELECT max(version) FROM toolcall_schema),"
-            + " (SELECT cardinality(writers) FROM toolcall_call WHERE call_id = 'legacy')")) {
+            + " (SELECT cardinality(writers) FROM toolcall_call WHERE call_id = 'legacy'),"
+            + " to_regclass('toolcall_token_revocation') IS NOT NULL")) {
       rs.next();
-      assertThat(rs.getInt(1)).isEqualTo(3);
+      assertThat(rs.getInt(1)).isEqualTo(4);
+      assertThat(rs.getBoolean(3)).as("version 4: the token revocations").isTrue();
       assertThat(rs.getInt(2)).isEqualTo(1);
     }
   }
