@@ -4,12 +4,14 @@
 # Installs Debian's nginx package when it is missing and keeps the system's own nginx service stopped. Set
 # TOOLCALL_NGINX to an nginx binary to use another one. Idempotent: bash .ci/ensure-nginx.sh
 set -euo pipefail
+quiet=""
+if [ "${1:-}" = "--quiet" ]; then quiet=1; fi
 if [ -n "${TOOLCALL_NGINX:-}" ]; then
-  echo "nginx: using TOOLCALL_NGINX=$TOOLCALL_NGINX"
+  [ -n "$quiet" ] || echo "nginx: using TOOLCALL_NGINX=$TOOLCALL_NGINX"
   exit 0
 fi
 if command -v nginx > /dev/null || [ -x /usr/sbin/nginx ]; then
-  echo "nginx: $(/usr/sbin/nginx -v 2>&1 || nginx -v 2>&1)"
+  [ -n "$quiet" ] || echo "nginx: $( (command -v nginx || echo /usr/sbin/nginx) )"
   exit 0
 fi
 if ! command -v apt-get > /dev/null; then

@@ -67,10 +67,14 @@ import org.slf4j.LoggerFactory;
  * suspended turn whose requests are all resolved goes on with the step that loaded it.
  *
  * <h2>What stays in this instance's heap</h2>
- * At most {@link Builder#maxAgents} agents, least recently used first out. Correctness never depends on them when the
- * runtime has a call store ({@link ToolCallRuntime#callStore()}): any may go, and a later step loads it again. Without
- * one (a single process keeping its calls in memory) the agent of a conversation whose turn is under way is kept,
- * since the outcomes of its calls live only there; idle ones may go.
+ * On a runtime with a shared store ({@link ToolCallRuntime#isShared()}), nothing of a turn that ended
+ * {@link TurnResult.Ending#INTERRUPTED}: its agent is let go and its calls are handed over to the store
+ * ({@link ToolCallRuntime#handOff}), where any instance answers them, or denies them at their deadlines, and a later
+ * step loads the turn again. (A turn one of whose calls was approved already, by a partial set of decisions, is kept
+ * as it is: that call must not run before the turn goes on.) Besides, at most {@link Builder#maxAgents} agents of
+ * idle conversations, least recently used first out, and the agents of turns under way that were not handed over;
+ * correctness never depends on the idle ones. Without a shared store every agent of a turn under way is kept, since
+ * the runtime holds its calls.
  *
  * <p>Thread-safe. Steps of different conversations run concurrently.
  */
@@ -319,13 +323,15 @@ public final class AgentDirectory implements AutoCloseable {
     return any;
   }
 
-  /** Drops the least recently used agents over the bound that may go; under the lock. */
+  /**
+   * Drops the least recently used agents over the bound that may go, under the lock: those of idle conversations.
+   * The agent of a turn under way that was not handed over (a call of it was approved already, and is held here until
+   * the turn goes on) stays: only it would run that call here.
+   */
   private void trim() {
-    boolean outcomesStored = runtime.callStore().isPresent();
     Iterator<Map.Entry<String, Held>> it = held.entrySet().iterator();
     while (held.size() > maxAgents && it.hasNext()) {
-      Held h = it.next().getValue();
-      if (outcomesStored || !h.agent().conversation().state().isBusy()) {
+      if (!it.next().getValue().agent().conversation().state().isBusy()) {
         it.remove();
       }
     }
@@ -490,8 +496,8 @@ public final class AgentDirectory implements AutoCloseable {
     }
 
     /**
-     * The most agents this instance keeps between steps (default 1,000; 0 keeps none when the runtime has a call
-     * store). See the class description for which may go.
+     * The most agents of idle conversations this instance keeps between steps (default 1,000; 0 keeps none: each
+     * step loads its conversation from the store). See the class description for what else stays.
      *
      * @throws IllegalArgumentException if negative
      */
