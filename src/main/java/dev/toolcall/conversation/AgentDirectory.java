@@ -176,6 +176,26 @@ public final class AgentDirectory implements AutoCloseable {
   }
 
   /**
+   * Runs a step of the caller's own with the conversation's agent, held as {@link #send} holds it: for an entry point
+   * that must check something against the agent before it changes anything (an endpoint that applies a set of
+   * decisions all or none checks them against {@link Agent#interrupts()} first). {@code step} is called once the
+   * agent is loaded; when loading went on with a turn whose requests were all resolved meanwhile, once that turn has
+   * ended. The conversation is written back when the stage {@code step} returns completes.
+   *
+   * @param step what to do with the agent; a stage it returns failed (or an exception it throws) is this method's
+   *     stage failed the same way, and the agent is still written back as it is
+   * @return the step's result; failed with {@link ConversationBusyException} when another step holds the conversation
+   */
+  public CompletionStage<TurnResult> run(String conversationId,
+      Function<? super Agent, ? extends CompletionStage<TurnResult>> step) {
+    Objects.requireNonNull(step, "step");
+    return step(conversationId, (agent, loaded) -> {
+      CompletionStage<TurnResult> out = step.apply(agent);
+      return Objects.requireNonNull(out, "the step returned null");
+    });
+  }
+
+  /**
    * The conversation as last stored (its messages and state), without taking it; empty when it was never stored.
    *
    * @throws RuntimeException if the store failed
@@ -228,7 +248,13 @@ public final class AgentDirectory implements AutoCloseable {
     Agent[] agent = new Agent[1];
     CompletionStage<TurnResult> run;
     try {
-      run = load(taken, agent).thenCompose(loaded -> action.apply(agent[0], loaded));
+      run = load(taken, agent).thenCompose(loaded -> {
+        try {
+          return action.apply(agent[0], loaded);
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      });
     } catch (RuntimeException e) {
       run = CompletableFuture.failedFuture(e);
     }
