@@ -97,8 +97,17 @@ final class CallBoard implements AutoCloseable {
     turns.merge(s.conversationId(), s, (a, b) -> b.version() >= a.version() ? b : a);
     List<Watcher> ws = watchers.get(s.conversationId());
     if (ws != null) {
+      // A streamed call may ask before its response is in the agent's messages: the waiting calls are drawn again
+      // at each step of the conversation, so the model's text joins them once it is there.
+      List<String> waiting = new ArrayList<>();
+      for (ToolCallSnapshot c : sessions.getOrDefault(s.conversationId(), Map.of()).values()) {
+        if (c.state() == ToolCallState.PERMISSION_PENDING) {
+          waiting.add(c.callId());
+        }
+      }
       for (Watcher w : ws) {
         w.changed(TURN);
+        waiting.forEach(w::changed);
       }
     }
   }

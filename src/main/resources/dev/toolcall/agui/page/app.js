@@ -82,6 +82,7 @@
 
   function seconds(ms) {
     ms = Math.max(0, ms);
+    if (ms < 1000) { return Math.round(ms) + ' ms'; }
     if (ms < 60000) { return (ms / 1000).toFixed(1) + ' s'; }
     var s = Math.floor(ms / 1000);
     var m = Math.floor(s / 60);
@@ -287,7 +288,9 @@
       prev.title = v.arguments;
       head.appendChild(prev);
     }
-    head.appendChild(el('span', 'label', stateName(v)));
+    // the state in words, unless a badge says it already (a completed call's "Done")
+    var label = v.style.label || v.style.badge ? (v.style.label || '').replace(/\.\.\.$|…$/, '') : stateName(v);
+    if (label) { head.appendChild(el('span', 'label', label)); }
     if (v.style.badge) { head.appendChild(el('span', 'badge', v.style.badge)); }
     if (v.attempt > 1) { head.appendChild(el('span', 'attempt', 'attempt ' + v.attempt)); }
     var time = el('span', 'time');
