@@ -37,8 +37,9 @@ import org.openqa.selenium.interactions.Actions;
  * with a completed call and a failed one, a sub-agent whose calls run nested under it, then a shell command that
  * waits for approval with the model's reason beside it. Checks what the page shows (icons drawn without fonts, each output
  * once, nesting, waiting apart from failure, times that tick, labels for screen readers), that the request is
- * answered with the keyboard alone, and that the page says the turn ended instead of "reconnecting". Saves the
- * README's screenshot, {@code docs/images/approval-page.png}, on the way.
+ * answered with the keyboard alone, and that the page says the turn ended instead of "reconnecting". Takes the
+ * README's screenshot on the way: into {@code target/approval-page.png}, or, with {@code -Dtoolcall.docs.write=true},
+ * into {@code docs/images/approval-page.png}.
  */
 class ApprovalPageStoryTest {
   static final String WHY = "RefundCalculator rounds HALF_DOWN where Prices rounds HALF_EVEN. Before changing it, I"
@@ -218,8 +219,12 @@ class ApprovalPageStoryTest {
     browser.driver.manage().window().setSize(new Dimension(1000, (int) height));
     browser.until("the page fits the window", d -> (Boolean) ((org.openqa.selenium.JavascriptExecutor) d)
         .executeScript("return document.documentElement.scrollHeight <= window.innerHeight"));
-    Files.createDirectories(Path.of("docs/images"));
-    Files.write(Path.of("docs/images/approval-page.png"), browser.driver.getScreenshotAs(OutputType.BYTES));
+    // the README's picture is rewritten on request only (its timings differ at each run): target/ otherwise
+    Path shot = Boolean.getBoolean("toolcall.docs.write") ? Path.of("docs/images/approval-page.png")
+        : Path.of("target/approval-page.png");
+    Files.createDirectories(shot.getParent());
+    Files.write(shot, browser.driver.getScreenshotAs(OutputType.BYTES));
+    assertThat(Files.size(shot)).as("the screenshot").isGreaterThan(10_000);
     browser.driver.manage().window().setSize(size);
 
     // the keyboard alone: Tab to the request's "Approve once", with a visible focus, then Enter
