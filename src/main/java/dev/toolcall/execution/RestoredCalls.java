@@ -24,8 +24,11 @@ final class RestoredCalls {
     this.sched = sched;
   }
 
-  /** {@link ToolScheduler#resume}, its arguments checked. */
-  Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting) {
+  /**
+   * {@link ToolScheduler#resume} ({@code adopting} false) or {@link ToolScheduler#adopt} ({@code adopting} true: an id
+   * known here already is left out, publishing nothing), its arguments checked.
+   */
+  Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting, boolean adopting) {
     List<ToolCallSnapshot> snaps = List.copyOf(restored);
     for (ToolCallSnapshot s : snaps) {
       if (s.isTerminal() || !s.identity().sessionId().equals(sessionId)) {
@@ -42,6 +45,9 @@ final class RestoredCalls {
       CallKey key = new CallKey(sessionId, s.callId());
       Known mine = new Known();
       if (sched.known.reserve(key, mine) != null) {
+        if (adopting) { // this runtime's own call (held, or ended since the row was read): the row is an older copy
+          continue;
+        }
         CallRequest req = CallRequest.of(s.callId(), s.toolName(), s.arguments().raw());
         ToolCall dup = sched.claims.duplicate(sessionId, req, "Tool call id '" + s.callId() + "' is already known in this"
             + " session, so the restored call was not run.");
