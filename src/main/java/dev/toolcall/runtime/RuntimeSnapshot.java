@@ -91,6 +91,10 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<CallRecor
         throw new CorruptSnapshotException("calls[" + i + "]", "call '" + c.callId() + "' is "
             + c.state().wireName() + "; a snapshot holds calls that have not ended");
       }
+      if (c.version() == Integer.MAX_VALUE) {
+        throw new CorruptSnapshotException("calls[" + i + "]", "call '" + c.callId() + "' is "
+            + c.state().wireName() + " at version " + c.version() + ", the last one, so it could never end");
+      }
       if (!ids.add(c.sessionId() + "\u0000" + c.callId())) {
         throw new CorruptSnapshotException("calls[" + i + "]", "call id '" + c.callId() + "' appears twice in session '"
             + c.sessionId() + "'");
