@@ -120,18 +120,27 @@ final class RuntimeRestore {
       }
       int attempt = step.state() == ToolCallState.RUNNING ? Math.max(1, c.attempt()) : 0;
       s = new ToolCallSnapshot(id, step.state(), step.version(), args, Math.min(c.argumentsVersion(), step.version()),
-          attempt, null, change, tickOf(step.at()), s);
+          attempt, null, change, tickIn(id, step.at()), s);
     }
     if (s.version() != c.version()) {
       Change change = c.permission() != null ? asked(c.permission(), c.argumentsVersion()) : Reason.RESTORED;
       s = new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), null, change,
-          c.permission() != null ? tickOf(c.permission().askedAt()) : tickOf(now), s);
+          c.permission() != null ? tickIn(id, c.permission().askedAt()) : tickOf(now), s);
     }
     return s;
   }
 
   private Change.PermissionAsked asked(CallRecord.PermissionWait w, int argumentsVersion) {
     return new Change.PermissionAsked(w.requestId(), argumentsVersion, w.deadline(), tickOf(w.deadline()));
+  }
+
+  /**
+   * A moment of the call {@code id} as a tick: its creation's tick plus the time since (exact for every moment a
+   * document may hold, {@link RuntimeSnapshot#withinRange}), so {@link ToolCallIdentity#instantOf} gives the moment
+   * back exactly, however far the call's creation is from now.
+   */
+  private static long tickIn(ToolCallIdentity id, Instant t) {
+    return CallRecord.tickAt(id.createdAt(), id.createdTick(), t);
   }
 
   /** A wall-clock instant as a reading of this runtime's ticker (only differences of ticks mean anything). */
