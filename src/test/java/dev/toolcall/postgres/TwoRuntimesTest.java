@@ -273,7 +273,32 @@ class TwoRuntimesTest {
    */
   @Test
   void twoRuntimesAThousandCallsFourRacingThreads() throws Exception {
-    int calls = Integer.getInteger("toolcall.twoRuntimes.calls", 1000);
+    race(Integer.getInteger("toolcall.twoRuntimes.calls", 1000));
+  }
+
+  /**
+   * The same race on a database whose default isolation is {@code SERIALIZABLE}: the racing writes of one row fail
+   * with serialization failures (SQLSTATE 40001) there instead of waiting; the store tries them again, backing off, so
+   * no decision, schedule or run fails, and the outcome is the same as under {@code READ COMMITTED}.
+   */
+  @Test
+  void theRaceUnderSerializableIsolation() throws Exception {
+    org.postgresql.ds.PGSimpleDataSource server = new org.postgresql.ds.PGSimpleDataSource();
+    server.setURL(PgCluster.url());
+    try (Connection c = server.getConnection(); Statement s = c.createStatement()) {
+      s.execute("ALTER DATABASE " + DB + " SET default_transaction_isolation TO 'serializable'");
+    }
+    dbA = Pool.of(second(), 8); // new connections: serializable
+    dbB = Pool.of(second(), 8);
+    try (Connection c = dbA.getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SHOW transaction_isolation")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo("serializable");
+    }
+    race(Integer.getInteger("toolcall.twoRuntimes.serializableCalls", 400));
+  }
+
+  void race(int calls) throws Exception {
     Runs runs = new Runs();
     Published seenA = new Published();
     Published seenB = new Published();
@@ -303,6 +328,7 @@ class TwoRuntimesTest {
       try (Connection c = second().getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
           "SELECT document #>> '{permission,requestId}', document::text FROM toolcall_call"
               + " WHERE state = 'permission_pending'")) {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED); // the test's own scan never fails
         for (;;) {
           boolean done = scheduled.get(); // read before the scan: a scan after the last schedule finds all
           List<String[]> open = new java.util.ArrayList<>();
