@@ -5,7 +5,9 @@ import dev.toolcall.fsm.TransitionResult;
 /**
  * The changes of a {@link ToolCall} that make a new version without changing its state: edited arguments, live
  * output, a scheduled retry. Each is a compare-and-set loop on the call's snapshot, as a change of state is, and is
- * handed off in version order with the others. Used by {@link ToolCall} only; no state of its own.
+ * handed off in version order with the others. None is made when the call could not end after it
+ * ({@link ToolCallSnapshot#canEnd()}): the change loses, the call as it is. Used by {@link ToolCall} only; no state of
+ * its own.
  */
 final class CallVersions {
 
@@ -21,6 +23,9 @@ final class CallVersions {
         return new TransitionResult<>(false, cur);
       }
       ToolCallSnapshot nv = cur.withArguments(arguments, by, call.ticker().read());
+      if (!nv.canEnd()) { // the call could not end after it: refused, the call as it is
+        return new TransitionResult<>(false, cur);
+      }
       if (call.installVersion(cur, nv)) {
         return new TransitionResult<>(true, nv);
       }
@@ -34,8 +39,8 @@ final class CallVersions {
   static TransitionResult<ToolCallSnapshot> appendOutput(ToolCall call, String chunk, long sequence, long dropped) {
     for (;;) {
       ToolCallSnapshot cur = call.snapshot();
-      if (cur.state() != ToolCallState.RUNNING) {
-        return new TransitionResult<>(false, cur);
+      if (cur.state() != ToolCallState.RUNNING || cur.version() >= Integer.MAX_VALUE - 1) {
+        return new TransitionResult<>(false, cur); // not running, or its last version is kept for its end
       }
       Change.OutputAppended c = Change.OutputAppended.after(CallHistory.lastOutput(cur), chunk, sequence, dropped);
       ToolCallSnapshot link = CallHistory.outputLink(cur, cur.change() instanceof Change.OutputAppended
@@ -54,6 +59,9 @@ final class CallVersions {
       ToolCallSnapshot cur = call.snapshot();
       if (cur.state() != ToolCallState.RUNNING || cur.attempt() != c.nextAttempt() - 1) {
         return new TransitionResult<>(false, cur);
+      }
+      if (cur.version() >= Integer.MAX_VALUE - 1) {
+        return new TransitionResult<>(false, cur); // its last version is kept for its end
       }
       ToolCallSnapshot nv = call.bounded(cur, cur.withChange(c, c.nextAttempt(), call.ticker().read()));
       if (call.installVersion(cur, nv)) {

@@ -126,6 +126,33 @@ public record ToolCallSnapshot(ToolCallIdentity identity, ToolCallState state, i
     return outcome != null;
   }
 
+  /**
+   * Whether this version leaves the call enough versions to end by its own path, {@link Integer#MAX_VALUE} being the
+   * last one a version can take: always for an ended call; for one that has not ended, when
+   * {@link #versionsToEnd(ToolCallState)} of its state still fit. A call that cannot is ended before anything else
+   * moves it (a restore ends it at once), and no change that keeps a call's state (live output, edited arguments, a
+   * retry's record) is made when the call could not end after it; so a call is never approved, or started, into a
+   * version it could never leave.
+   */
+  public boolean canEnd() {
+    return isTerminal() || version <= Integer.MAX_VALUE - versionsToEnd(state);
+  }
+
+  /**
+   * The versions a call in {@code state} needs to end by its own path, each state change one: running, its end (1);
+   * approved, running and its end (2); waiting for permission, approved, running and its end (3); pending, asked as
+   * well (4); ended, none.
+   */
+  public static int versionsToEnd(ToolCallState state) {
+    return switch (java.util.Objects.requireNonNull(state, "state")) {
+      case RUNNING -> 1;
+      case PERMISSION_APPROVED -> 2;
+      case PERMISSION_PENDING -> 3;
+      case PENDING -> 4;
+      case PERMISSION_DENIED, COMPLETED, FAILED, CANCELLED -> 0;
+    };
+  }
+
   /** The outcome, when terminal. */
   public Optional<Outcome> outcomeIfTerminal() {
     return Optional.ofNullable(outcome);

@@ -52,14 +52,20 @@ class SnapshotTextTest {
     assertThat(RuntimeSnapshot.readFrom(file)).isEqualTo(doc);
   }
 
-  /** A moment centuries from the document's own time cannot be held exactly by a runtime's ticks: refused, named. */
+  /**
+   * A moment of a call centuries from the call's creation cannot be held exactly by a runtime's ticks: refused, named.
+   * A call created centuries from the document's own time, all of its moments near its creation, is held exactly.
+   */
   @Test
-  void aMomentCenturiesAwayIsRefusedNamingTheCall() {
+  void aMomentCenturiesFromItsCallsCreationIsRefusedNamingTheCall() {
     for (Instant far : List.of(T0.plus(Duration.ofDays(300 * 365L)), T0.minus(Duration.ofDays(300 * 365L)))) {
       assertThatThrownBy(() -> new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, T0,
-          List.of(call("s", "c", "{}", far)), List.of(), List.of()))
+          List.of(new CallRecord("s", "c", "shell", null, ToolCallOrigin.MODEL, T0, ToolCallState.PENDING, 0, "{}", 0,
+              0, List.of(new CallRecord.Step(ToolCallState.PENDING, 0, far)), null)), List.of(), List.of()))
           .isInstanceOfSatisfying(CorruptSnapshotException.class, e -> assertThat(e.entry()).startsWith("calls[0]"))
-          .hasMessageContaining("more than 100 years");
+          .hasMessageContaining("more than 292 years from the call's createdAt");
+      assertThat(new RuntimeSnapshot(RuntimeSnapshot.SCHEMA_VERSION, T0, List.of(call("s", "c", "{}", far)),
+          List.of(), List.of()).calls()).hasSize(1);
     }
   }
 }

@@ -51,8 +51,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Run: {@code mvn -q -P demo compile exec:java}; options (in {@code -Dexec.args="..."}): {@code --auto} answers
  * the prompt by itself, {@code --theme compact} uses the compact icons, {@code --trace} prints the turn's
  * OpenTelemetry span tree at the end, {@code --mcp} starts an MCP server ({@link DemoMcpServer}, a child JVM) whose
- * tools join the turn in the same timeline, {@code --web} starts the approval page ({@code ApprovalServer}) and prints
- * its URL: the approvals are answered in the browser, not at the prompt. Esc or Ctrl-C cancels the turn: every call
+ * tools join the turn in the same timeline, {@code --web} starts the approval page ({@code ApprovalServer}) and shows
+ * its URL (on a terminal in the live display's footer, so no repaint draws over it): the approvals are answered in
+ * the browser, not at the prompt. Esc or Ctrl-C cancels the turn: every call
  * still ends in a terminal state and the timeline is printed.
  *
  * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
@@ -267,9 +268,9 @@ public final class Demo {
       Runtime.getRuntime().addShutdownHook(hook);
 
       if (o.web()) {
-        web = ApprovalServer.builder(runtime).presenter(Presenter.builder().theme(o.theme()).build()).start();
-        out.println("Approvals are answered in the browser: " + web.pageUrl("demo"));
-        out.flush();
+        web = ApprovalServer.builder(runtime).presenter(Presenter.builder().theme(o.theme()).build())
+            .transcript(agent).start();
+        ui.web(web.pageUrl("demo").toString());
       }
       CompletableFuture<TurnResult> turn = agent.send(USER_MESSAGE).toCompletableFuture();
       loop(o, io, turn, agent, runtime, ticker, ui, keys, cancelledBy);

@@ -22,6 +22,9 @@ import java.util.List;
  */
 final class Ui {
 
+  /** The words before the approval page's address. */
+  static final String WEB = "Approvals are answered in the browser: ";
+
   private static final String[] SPINNER = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 
   private final PrintStream out;
@@ -38,6 +41,7 @@ final class Ui {
   private final StringBuilder streamCalls = new StringBuilder();
   private String prompt;
   private String typed;
+  private String webUrl;
   private boolean ended;
 
   /**
@@ -127,6 +131,20 @@ final class Ui {
     }
   }
 
+  /**
+   * The approval page's address: on a terminal it stays in the footer (a line printed above the list would be
+   * scrolled away or overdrawn by the repaints); without one it is printed once.
+   */
+  void web(String url) {
+    if (!ansi) {
+      note(WEB + url);
+      return;
+    }
+    synchronized (this) {
+      webUrl = url;
+    }
+  }
+
   void clearPrompt() {
     synchronized (this) {
       prompt = null;
@@ -157,6 +175,9 @@ final class Ui {
     }
     if (prompt != null) {
       lines.add(typed == null ? prompt : tail(prompt + (echoTyped ? typed + "▏" : ""), width - 2));
+    }
+    if (webUrl != null) {
+      lines.addAll(webLines(webUrl, width - 1));
     }
     long elapsed = System.nanoTime() - start;
     String spin = SPINNER[(int) ((elapsed / 80_000_000L) % SPINNER.length)];
@@ -196,6 +217,22 @@ final class Ui {
       }
     }
     return out.toString();
+  }
+
+  /**
+   * The page's address in lines of at most {@code columns}: one line with its words when it fits, else the words
+   * and then the address alone, cut into lines only if even that is wider (never shortened: it holds the token).
+   */
+  static List<String> webLines(String url, int columns) {
+    if (WEB.length() + url.length() <= columns) {
+      return List.of(WEB + url);
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add(WEB.strip());
+    for (int i = 0; i < url.length(); i += Math.max(1, columns)) {
+      lines.add(url.substring(i, Math.min(url.length(), i + Math.max(1, columns))));
+    }
+    return lines;
   }
 
   /** The end of {@code s} that fits in {@code columns}, with "…" in front when cut. */

@@ -40,7 +40,10 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code GET /approvals/}</td><td>the page; it reads the session and token from the URL's fragment
  *       ({@link #pageUrl})</td></tr>
  *   <tr><td>{@code GET /api/sessions/{id}/stream?token=}</td><td>Server-Sent Events: {@code snapshot} (every call
- *       of the session as the presentation view model), then {@code call} per change</td></tr>
+ *       of the session as the presentation view model, with the tool's {@code description} and, for a request of a
+ *       {@linkplain Builder#transcript transcript} agent, the model's {@code assistantText}; and the session's
+ *       conversation as {@code turn} when an agent runs it), then {@code call} per change of a call and
+ *       {@code turn} per change of the conversation</td></tr>
  *   <tr><td>{@code POST /api/sessions/{id}/decisions}</td><td>an answer {@code {requestId, decision, reason,
  *       arguments, argumentsVersion}}; headers {@code X-Toolcall-Token} (the credential) and
  *       {@code Content-Type: application/json}</td></tr>
@@ -94,7 +97,7 @@ public final class ApprovalServer implements AutoCloseable {
     this.maxStreams = b.maxStreams;
     this.heartbeatMillis = b.heartbeatMillis;
     this.clock = Clock.systemUTC();
-    this.board = new CallBoard(runtime, b.presenter, clock);
+    this.board = new CallBoard(runtime, b.presenter, clock, b.transcripts);
     this.agui = b.agents == null ? null
         : AguiEndpoint.builder(runtime, b.agents).access(access).maxBodyBytes(maxBodyBytes).build();
     AtomicInteger n = new AtomicInteger();
@@ -379,11 +382,20 @@ public final class ApprovalServer implements AutoCloseable {
         snap.put("session", session);
         snap.put("serverTime", clock.instant().toString());
         snap.set("calls", board.views(session));
+        board.turn(session).ifPresent(t -> snap.set("turn", t));
         sink.write(Wire.frame("snapshot", snap));
         while (!Thread.currentThread().isInterrupted()) {
           String id = w.next(heartbeatMillis);
           if (id == null) {
             sink.write(": ping\n\n");
+            continue;
+          }
+          if (id.equals(CallBoard.TURN)) {
+            ObjectNode t = board.turn(session).orElse(null);
+            if (t != null) {
+              t.put("serverTime", clock.instant().toString());
+              sink.write(Wire.frame("turn", t));
+            }
             continue;
           }
           ObjectNode v = board.view(session, id).orElse(null);
@@ -458,6 +470,7 @@ public final class ApprovalServer implements AutoCloseable {
     private final ToolCallRuntime runtime;
     private SessionAccess access;
     private Function<String, Agent> agents;
+    private final java.util.List<Agent> transcripts = new java.util.ArrayList<>();
     private Presenter presenter = Presenter.create();
     private String host = "127.0.0.1";
     private int port;
@@ -478,6 +491,17 @@ public final class ApprovalServer implements AutoCloseable {
     /** Serves the AG-UI endpoint at {@code POST /agui} for these agents (by thread id). */
     public Builder agents(Function<String, Agent> agents) {
       this.agents = Objects.requireNonNull(agents, "agents");
+      return this;
+    }
+
+    /**
+     * Shows, beside each request of {@code agent}'s conversation, the text the model wrote in the message that asked
+     * for the call (so a person sees why the agent asks). The page reads the agent's {@link Agent#messages()} while a
+     * request waits; without this, a request shows the tool's description and its arguments only. May be called for
+     * several agents.
+     */
+    public Builder transcript(Agent agent) {
+      transcripts.add(Objects.requireNonNull(agent, "agent"));
       return this;
     }
 

@@ -2,9 +2,16 @@ package dev.toolcall.agui;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolcall.ConversationSnapshot;
+import dev.toolcall.ConversationState;
 import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
+import dev.toolcall.conversation.Agent;
+import dev.toolcall.conversation.AssistantMessage;
+import dev.toolcall.conversation.Message;
+import dev.toolcall.conversation.ToolCallRequest;
+import dev.toolcall.event.ConversationEvent;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventListener;
 import dev.toolcall.event.Subscription;
@@ -26,11 +33,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * The latest snapshot of every call, per session, kept from the runtime's events (an inline listener: it only
  * stores and signals), and the page streams watching each session. A watcher is told which calls changed; it renders
- * them on its own thread, so a slow client slows only itself. Thread-safe.
+ * them on its own thread, so a slow client slows only itself. The conversation of each session (its latest
+ * snapshot: is a turn running, did it end) is kept the same way and signalled as {@link #TURN}. Thread-safe.
  */
 final class CallBoard implements AutoCloseable {
   /** Terminal calls kept per session for the page; older ones are dropped. */
   private static final int KEEP_TERMINAL = 200;
+  /** What a watcher is told when the session's conversation changed (call ids are never empty). */
+  static final String TURN = "";
 
   private final ToolCallRuntime runtime;
   private final Presenter presenter;
@@ -39,17 +49,23 @@ final class CallBoard implements AutoCloseable {
   private final Map<String, List<Watcher>> watchers = new ConcurrentHashMap<>();
   // session -> request id -> call id, of every request this board saw open (to tell a late answer what won)
   private final Map<String, Map<String, String>> requests = new ConcurrentHashMap<>();
+  private final Map<String, ConversationSnapshot> turns = new ConcurrentHashMap<>();
+  private final List<Agent> transcripts;
   private final Subscription subscription;
 
-  CallBoard(ToolCallRuntime runtime, Presenter presenter, Clock clock) {
+  /** {@code transcripts}: agents whose messages say why their calls were asked (the model's text beside a request). */
+  CallBoard(ToolCallRuntime runtime, Presenter presenter, Clock clock, List<Agent> transcripts) {
     this.runtime = runtime;
     this.presenter = presenter;
     this.clock = clock;
+    this.transcripts = List.copyOf(transcripts);
     this.subscription = runtime.events().subscribe(new EventListener() {
       @Override
       public void onEvent(Event event) {
         if (event instanceof ToolCallEvent e) {
           update(e.snapshot());
+        } else if (event instanceof ConversationEvent e) {
+          turn(e.snapshot());
         }
       }
     });
@@ -75,6 +91,45 @@ final class CallBoard implements AutoCloseable {
         w.changed(s.callId());
       }
     }
+  }
+
+  private void turn(ConversationSnapshot s) {
+    turns.merge(s.conversationId(), s, (a, b) -> b.version() >= a.version() ? b : a);
+    List<Watcher> ws = watchers.get(s.conversationId());
+    if (ws != null) {
+      // A streamed call may ask before its response is in the agent's messages: the waiting calls are drawn again
+      // at each step of the conversation, so the model's text joins them once it is there.
+      List<String> waiting = new ArrayList<>();
+      for (ToolCallSnapshot c : sessions.getOrDefault(s.conversationId(), Map.of()).values()) {
+        if (c.state() == ToolCallState.PERMISSION_PENDING) {
+          waiting.add(c.callId());
+        }
+      }
+      for (Watcher w : ws) {
+        w.changed(TURN);
+        waiting.forEach(w::changed);
+      }
+    }
+  }
+
+  /**
+   * The conversation of {@code session}, if one runs on this runtime: {@code state} (its wire name), {@code turn},
+   * {@code roundTrips}, {@code reason} (a code), {@code active} (a turn is under way) and, when it failed,
+   * {@code error}.
+   */
+  Optional<ObjectNode> turn(String session) {
+    ConversationSnapshot s = turns.get(session);
+    if (s == null) {
+      return Optional.empty();
+    }
+    ObjectNode n = Wire.JSON.createObjectNode();
+    n.put("state", s.state().wireName());
+    n.put("turn", s.turn());
+    n.put("roundTrips", s.roundTrips());
+    n.put("reason", s.reason().code());
+    n.put("active", s.state() != ConversationState.IDLE && s.state() != ConversationState.FAILED);
+    s.error().ifPresent(e -> n.put("error", e));
+    return Optional.of(n);
   }
 
   private static void trim(Map<String, ToolCallSnapshot> calls) {
@@ -103,7 +158,9 @@ final class CallBoard implements AutoCloseable {
     }
     for (PermissionRequest r : runtime.permissions().pending()) {
       if (r.sessionId().equals(session) && !shown.contains(r.callId())) {
-        out.add(Wire.view(r, presenter.theme(), clock.instant()));
+        ObjectNode v = Wire.view(r, presenter.theme(), clock.instant());
+        why(v, r.toolName(), session, r.callId(), r.callId());
+        out.add(v);
       }
     }
     return out;
@@ -119,7 +176,40 @@ final class CallBoard implements AutoCloseable {
     Optional<PermissionRequest> r = s.state() == ToolCallState.PERMISSION_PENDING
         ? PermissionRequest.of(s).flatMap(p -> runtime.permissions().request(p.requestId()))
         : Optional.empty();
-    return Wire.view(presenter.view(s), r);
+    ObjectNode v = Wire.view(presenter.view(s), r);
+    why(v, s.toolName(), s.identity().sessionId(), s.callId(), s.identity().label());
+    return v;
+  }
+
+  /**
+   * Adds what tells a person why the call is asked: {@code description}, the tool's description (when the registry
+   * has the tool and it has one), and, while the call waits for an answer, {@code assistantText}, the text of the
+   * model's message that asked for it (when an agent of {@link #transcripts} holds it and it is not blank).
+   */
+  private void why(ObjectNode v, String toolName, String session, String callId, String label) {
+    runtime.registry().find(toolName).map(t -> t.definition().description()).filter(d -> !d.isBlank())
+        .ifPresent(d -> v.put("description", d));
+    if (!v.has("request")) {
+      return;
+    }
+    for (Agent a : transcripts) {
+      if (!a.conversation().id().equals(session)) {
+        continue;
+      }
+      List<Message> messages = a.messages();
+      for (int i = messages.size() - 1; i >= 0; i--) {
+        if (messages.get(i) instanceof AssistantMessage m) {
+          for (ToolCallRequest c : m.toolCalls()) {
+            if (c.id().equals(label) || c.id().equals(callId)) {
+              if (!m.text().isBlank()) {
+                v.put("assistantText", m.text().strip());
+              }
+              return;
+            }
+          }
+        }
+      }
+    }
   }
 
   /**

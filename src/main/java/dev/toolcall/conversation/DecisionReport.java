@@ -19,6 +19,35 @@ public record DecisionReport(String requestId, Status status, String message) {
     Objects.requireNonNull(message, "message");
   }
 
+  /**
+   * The report of what {@link dev.toolcall.permission.PermissionService#decide} answered: {@code Won} is
+   * {@link Status#ACCEPTED}; {@code Lost} (the request was resolved before: another decision, its deadline, a
+   * cancel) is {@link Status#ALREADY_ANSWERED}, naming what won; {@code Stale} is {@link Status#STALE} with both
+   * versions; {@code UnknownRequest} and {@code WrongRequest} are {@link Status#UNKNOWN_REQUEST}. The message is a
+   * sentence for a person; it holds no arguments, snapshots or internal counters.
+   *
+   * @throws NullPointerException if {@code result} is null
+   */
+  public static DecisionReport of(dev.toolcall.permission.DecisionResult result) {
+    java.util.Objects.requireNonNull(result, "result");
+    String id = result.requestId();
+    if (result instanceof dev.toolcall.permission.DecisionResult.Won) {
+      return new DecisionReport(id, Status.ACCEPTED, "Applied.");
+    } else if (result instanceof dev.toolcall.permission.DecisionResult.Lost l) {
+      return new DecisionReport(id, Status.ALREADY_ANSWERED, "Not applied: the request was already resolved ("
+          + l.winnerState().wireName() + ", " + l.winnerCause().code() + ").");
+    } else if (result instanceof dev.toolcall.permission.DecisionResult.Stale s) {
+      return stale(id, s.decidedOn(), s.current().argumentsVersion());
+    }
+    return new DecisionReport(id, Status.UNKNOWN_REQUEST, "Not applied: no such request is open.");
+  }
+
+  /** A {@link Status#STALE} report. */
+  static DecisionReport stale(String id, int decidedOn, int current) {
+    return new DecisionReport(id, Status.STALE, "Not applied: the decision was made on arguments version "
+        + decidedOn + " but they are now version " + current + "; look at them again.");
+  }
+
   /** Whether the decision took effect. */
   public boolean accepted() {
     return status == Status.ACCEPTED;

@@ -206,18 +206,14 @@ final class Suspensions {
   }
 
   private static DecisionReport report(String id, DecisionResult r) {
-    if (r instanceof DecisionResult.Won) {
-      return new DecisionReport(id, DecisionReport.Status.ACCEPTED, "Applied.");
-    } else if (r instanceof DecisionResult.Lost l) {
-      return new DecisionReport(id, DecisionReport.Status.ALREADY_ANSWERED, "Not applied: the request was already "
-          + "resolved (" + l.winnerState().wireName() + ", " + l.winnerCause().code() + ").");
-    } else if (r instanceof DecisionResult.Stale s) {
-      return stale(id, s.decidedOn(), s.current().argumentsVersion());
-    } else if (r instanceof DecisionResult.UnknownRequest) {
+    if (r instanceof DecisionResult.UnknownRequest) { // an id this conversation handed out: it was resolved
       return new DecisionReport(id, DecisionReport.Status.ALREADY_ANSWERED,
           "Not applied: the request is no longer open.");
     }
-    return unknown(id);
+    if (r instanceof DecisionResult.WrongRequest) {
+      return unknown(id);
+    }
+    return DecisionReport.of(r);
   }
 
   private static DecisionReport unknown(String id) {
@@ -226,8 +222,7 @@ final class Suspensions {
   }
 
   private static DecisionReport stale(String id, int decidedOn, int current) {
-    return new DecisionReport(id, DecisionReport.Status.STALE, "Not applied: the decision was made on arguments "
-        + "version " + decidedOn + " but they are now version " + current + "; look at them again.");
+    return DecisionReport.stale(id, decidedOn, current);
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.toolcall.Change;
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
 import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.tool.RetryPolicy;
 import dev.toolcall.ToolException;
@@ -103,6 +104,9 @@ final class AttemptEnd {
           if (sched.closed && !sched.handedOff) {
             call.cancel("the runtime was closed");
           }
+        } else if (r.snapshot().state() == ToolCallState.RUNNING && r.snapshot().attempt() == next - 1) {
+          call.fail(FailureKind.TOOL_ERROR, why + " (not tried again: the call has no version left for a retry,"
+              + " only the last one, which its end takes)");
         }
       });
       return;

@@ -5,6 +5,7 @@ import dev.toolcall.Outcome;
 import dev.toolcall.Reason;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.fsm.TransitionResult;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.tool.Tool;
@@ -229,9 +230,13 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (!tool.definition().idempotent()) {
       return call.fail(FailureKind.OUTCOME_UNKNOWN, ToolScheduler.LEASE_LOST).won();
     }
-    if (!call.scheduleRetry(s.attempt() + 1, Duration.ZERO, "The runtime that ran attempt " + s.attempt()
-        + " stopped renewing its claim; the tool is idempotent, so it runs again.").won()) {
-      return false;
+    TransitionResult<ToolCallSnapshot> retry = call.scheduleRetry(s.attempt() + 1, Duration.ZERO, "The runtime"
+        + " that ran attempt " + s.attempt() + " stopped renewing its claim; the tool is idempotent, so it runs"
+        + " again.");
+    if (!retry.won()) {
+      ToolCallSnapshot now = retry.snapshot();
+      return now.state() == ToolCallState.RUNNING && now.attempt() == s.attempt() // no version left for a retry
+          && call.fail(FailureKind.OUTCOME_UNKNOWN, ToolScheduler.LEASE_LOST).won();
     }
     startedHere = true;
     sched.nesting.started(this);

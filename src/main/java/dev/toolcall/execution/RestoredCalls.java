@@ -3,6 +3,7 @@ package dev.toolcall.execution;
 import dev.toolcall.FailureKind;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
+import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.KnownCalls.CallKey;
 import dev.toolcall.execution.KnownCalls.Known;
 import dev.toolcall.tool.Tool;
@@ -24,8 +25,11 @@ final class RestoredCalls {
     this.sched = sched;
   }
 
-  /** {@link ToolScheduler#resume}, its arguments checked. */
-  Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting) {
+  /**
+   * {@link ToolScheduler#resume} ({@code adopting} false) or {@link ToolScheduler#adopt} ({@code adopting} true: an id
+   * known here already is left out, publishing nothing), its arguments checked.
+   */
+  Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting, boolean adopting) {
     List<ToolCallSnapshot> snaps = List.copyOf(restored);
     for (ToolCallSnapshot s : snaps) {
       if (s.isTerminal() || !s.identity().sessionId().equals(sessionId)) {
@@ -42,6 +46,9 @@ final class RestoredCalls {
       CallKey key = new CallKey(sessionId, s.callId());
       Known mine = new Known();
       if (sched.known.reserve(key, mine) != null) {
+        if (adopting) { // this runtime's own call (held, or ended since the row was read): the row is an older copy
+          continue;
+        }
         CallRequest req = CallRequest.of(s.callId(), s.toolName(), s.arguments().raw());
         ToolCall dup = sched.claims.duplicate(sessionId, req, "Tool call id '" + s.callId() + "' is already known in this"
             + " session, so the restored call was not run.");
@@ -56,6 +63,23 @@ final class RestoredCalls {
       sched.counters.scheduled.increment();
       CallRun run = new CallRun(sched, call, v, batch, mine);
       Tool tool = v instanceof Validator.Valid ok ? ok.tool() : null;
+      if (!typed.canEnd()) { // it could never end by its own path: ended now, before anything moves it
+        String why = "The call was at version " + typed.version() + ", too close to the last version a call can"
+            + " have (" + Integer.MAX_VALUE + ") to be " + (typed.state() == ToolCallState.RUNNING ? "run again"
+            : "approved, run") + " and end, so it was not run" + (typed.state() == ToolCallState.RUNNING ? " again"
+            : "") + ".";
+        boolean running = typed.state() == ToolCallState.RUNNING;
+        RunFailures.durably(run, () -> { // with a store that fails it, tried again until it lands
+          if (running) {
+            call.fail(FailureKind.OUTCOME_UNKNOWN, "Outcome unknown: the process stopped while the tool ran, so it"
+                + " may have partly run. " + why + " Check its effects before calling it again.");
+          } else {
+            call.cancel(why);
+          }
+        });
+        run.resumedDecision = call.whenTerminal().toCompletableFuture();
+        tool = null;
+      }
       if (tool != null) {
         switch (typed.state()) {
           case PERMISSION_PENDING -> run.resumedDecision = waiting.authorize(call, tool.definition());
@@ -64,6 +88,11 @@ final class RestoredCalls {
             if (tool.definition().idempotent()) {
               run.resumedRunning = call.scheduleRetry(typed.attempt() + 1, Duration.ZERO, "The process stopped"
                   + " while attempt " + typed.attempt() + " ran; the tool is idempotent, so it runs again.").won();
+              if (!run.resumedRunning && call.snapshot().state() == ToolCallState.RUNNING) { // no version for it
+                call.fail(FailureKind.OUTCOME_UNKNOWN, "Outcome unknown: the process stopped while the tool ran, so"
+                    + " it may have partly run. It was not run again: the call is one version short of the last"
+                    + " one a call can have, which its end needs. Check its effects before calling it again.");
+              }
             } else {
               call.fail(FailureKind.OUTCOME_UNKNOWN, "Outcome unknown: the process stopped while the tool ran, so"
                   + " it may have partly run. It was not run again; check its effects before calling it again.");

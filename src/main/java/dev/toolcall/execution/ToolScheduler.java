@@ -246,7 +246,24 @@ public final class ToolScheduler implements AutoCloseable {
   public Batch resume(String sessionId, List<ToolCallSnapshot> restored, Authorizer waiting) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(waiting, "waiting");
-    return restore.resume(sessionId, restored, waiting);
+    return restore.resume(sessionId, restored, waiting, false);
+  }
+
+  /**
+   * Takes over calls that another runtime sharing the store drove and stopped looking after, read from that store:
+   * as {@link #resume}, except that a call whose id this scheduler knows already (it holds the call, or the call
+   * ended here after the row was read, so the row is an older copy of this scheduler's own call) is left out, and
+   * nothing at all is published for it: no {@code DUPLICATE_CALL} refusal, since no model asked for it.
+   *
+   * @param stored snapshots of {@code sessionId}'s calls that have not ended, as the store holds them
+   * @param waiting re-opens the request of a call waiting for permission
+   * @return the batch of the calls taken over (empty when every one was known here)
+   * @throws IllegalArgumentException if a snapshot is terminal or of another session
+   */
+  public Batch adopt(String sessionId, List<ToolCallSnapshot> stored, Authorizer waiting) {
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(waiting, "waiting");
+    return restore.resume(sessionId, stored, waiting, true);
   }
 
   /** The message for the model of a call whose runtime stopped renewing its claim while the tool ran. */

@@ -232,10 +232,30 @@ public final class PermissionService implements AutoCloseable {
    *     sharing the store, completes the stage at once with the version that left it)
    */
   public CompletionStage<ToolCallSnapshot> resume(ToolCall call, ToolDefinition definition, Instant askedAt) {
+    return resume(call, definition, askedAt, "the process was down");
+  }
+
+  /**
+   * {@link #resume(ToolCall, ToolDefinition, Instant)}, saying what kept a request whose deadline has passed already
+   * from being denied at it: the call is denied at once, as a timeout, with the reason "Its deadline passed while
+   * {@code lateReason}: nobody answered within 1h, so it was not run." With a null {@code lateReason} (nothing kept it:
+   * its deadline passed a moment ago) the request is denied by its deadline's timer at once, as any timeout is ("It
+   * waited 1h for an answer."). A denial the call store fails is tried again by that timer until it lands, and then
+   * says that the database was unreachable.
+   *
+   * @param lateReason completes "Its deadline passed while …" ("the database was unreachable"), or null
+   * @throws IllegalArgumentException as {@link #resume(ToolCall, ToolDefinition, Instant)}, or if {@code lateReason}
+   *     is blank
+   */
+  public CompletionStage<ToolCallSnapshot> resume(ToolCall call, ToolDefinition definition, Instant askedAt,
+      String lateReason) {
     Objects.requireNonNull(call, "call");
     Objects.requireNonNull(definition, "definition");
     Objects.requireNonNull(askedAt, "askedAt");
-    return reopened.resume(call, askedAt);
+    if (lateReason != null && lateReason.isBlank()) {
+      throw new IllegalArgumentException("lateReason must be null or say what happened (the model reads it)");
+    }
+    return reopened.resume(call, askedAt, lateReason);
   }
 
   /** Resolves {@code p} once: out of both maps, timer cancelled, authorize stage completed with {@code s}. */

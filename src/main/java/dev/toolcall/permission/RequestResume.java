@@ -29,8 +29,8 @@ final class RequestResume {
     this.svc = svc;
   }
 
-  /** {@link PermissionService#resume}, its arguments checked. */
-  CompletionStage<ToolCallSnapshot> resume(ToolCall call, Instant askedAt) {
+  /** {@link PermissionService#resume}, its arguments checked ({@code lateReason} may be null). */
+  CompletionStage<ToolCallSnapshot> resume(ToolCall call, Instant askedAt, String lateReason) {
     ToolCallSnapshot s = call.snapshot();
     if (s.state() != ToolCallState.PERMISSION_PENDING && s.state() != ToolCallState.PENDING) {
       // decided meanwhile (by another runtime sharing the store, or denied by the restore at its deadline)
@@ -57,9 +57,19 @@ final class RequestResume {
       throw new IllegalArgumentException("a permission request with id '" + id + "' is already open");
     }
     long left = asked.deadlineTick() - svc.ticker.read();
-    if (left <= 0) {
-      TransitionResult<ToolCallSnapshot> r = call.deny(DenialSource.TIMEOUT, "Its deadline passed while the"
-          + " process was down: nobody answered within " + Durations.format(timeout) + ", so it was not run.");
+    if (left <= 0 && lateReason != null) {
+      TransitionResult<ToolCallSnapshot> r;
+      try {
+        r = call.deny(DenialSource.TIMEOUT, "Its deadline passed while " + lateReason + ": nobody answered within "
+            + Durations.format(timeout) + ", so it was not run.");
+      } catch (RuntimeException e) { // the store failed it: the deadline's timer tries again, saying so
+        if (!(e instanceof dev.toolcall.StaleCallException)) {
+          p.denyFailures++;
+        }
+        log.debug("permission request {} of call {} ({}) is past its deadline; denying it failed: {}", id,
+            call.callId(), call.toolName(), e.toString());
+        return svc.opening.enqueue(p, Duration.ZERO);
+      }
       svc.finish(p, r.snapshot());
       return PermissionService.done(r.snapshot());
     }

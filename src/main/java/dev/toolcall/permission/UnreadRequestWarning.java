@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * {@code onRequest} listener, no {@code nextRequest}/{@code awaitNext} reader, and no {@code pending()},
  * {@code request(id)} or {@code decide} call ever made. Such a request can only wait for its deadline (5 minutes by
  * default), and the turn waiting on it looks hung. When a request opens on a service nothing has read yet, a check
- * runs {@link #GRACE} later on the service's timer (an application that reads right after scheduling is not warned
- * about); if the request still waits and still nothing has read, one WARN names the request, its tool, its deadline
+ * runs {@link #GRACE} (ten seconds) later on the service's timer (an application that reads within that time, such
+ * as a web page polling {@code pending()} every few seconds, is not warned about); if the request still waits and still nothing has read, one WARN names the request, its tool, its deadline
  * and what to do. At most once per service; the first read cancels a check that has not run. A request whose
  * deadline comes before the check, and one re-opened at restore, are not checked.
  *
@@ -23,8 +23,12 @@ import org.slf4j.LoggerFactory;
  */
 final class UnreadRequestWarning {
 
-  /** How long a request may wait unread before the warning. */
-  static final Duration GRACE = Duration.ofSeconds(1);
+  /**
+   * How long a request may wait unread before the warning: long enough that a web page polling {@code pending()}
+   * (whose first poll may come a few seconds after the request opened) is not taken for nobody, short enough that a
+   * turn that would wait minutes for nothing is named early.
+   */
+  static final Duration GRACE = Duration.ofSeconds(10);
 
   private static final Logger log = LoggerFactory.getLogger(PermissionService.class);
 

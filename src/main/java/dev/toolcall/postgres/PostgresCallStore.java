@@ -28,7 +28,9 @@ import javax.sql.DataSource;
  * <p>Faults: each write of a call runs in a transaction of its own, so a statement that fails in any way (a lost
  * connection, a client-side socket timeout while the server still waits on a row lock, which is then cancelled) is a
  * {@link StoreException} that changed nothing and never commits later; a write that got no connection was not sent.
- * Serialization failures and deadlocks are retried up to three times. Only when the connection dies during the
+ * Serialization failures and deadlocks (SQLSTATE 40001, 40P01: racing writes under {@code SERIALIZABLE} or
+ * {@code REPEATABLE READ} isolation) are tried again, after a jittered wait from 2 ms doubling to 200 ms, for up to the
+ * statement timeout; so any isolation level works. Only when the connection dies during the
  * COMMIT is the outcome open: the row is read again (once any transaction writing it has ended) and the write is
  * settled by the row's record of who wrote each of its last 16 versions: won if its own token is there, whatever the
  * row's version is now, lost if another writer's is, not applied if the row is still at the expected version; only
@@ -145,7 +147,7 @@ public final class PostgresCallStore {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(callId, "callId");
     try {
-      return writes.loadOrThrow(sessionId, callId);
+      return Writes.retried(timeoutSeconds, () -> writes.loadOrThrow(sessionId, callId));
     } catch (SQLException e) {
       throw new StoreException("row " + sessionId + "/" + callId + ": read failed: " + e.getMessage(), e);
     }

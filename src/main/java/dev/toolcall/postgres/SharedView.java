@@ -160,13 +160,18 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   @Override
   public Optional<dev.toolcall.CallRecord> readByRequest(String requestId) {
     Objects.requireNonNull(requestId, "requestId");
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
-        + " FROM toolcall_call WHERE state = 'permission_pending' AND document #>> '{permission,requestId}' = ?")) {
-      ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, Nul.escape(requestId));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(PostgresCallStore.entry(Rows.row(rs))) : Optional.empty();
-      }
+    try {
+      return Writes.retried(timeoutSeconds, () -> {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT "
+            + Rows.COLUMNS + " FROM toolcall_call WHERE state = 'permission_pending' AND document #>>"
+            + " '{permission,requestId}' = ?")) {
+          ps.setQueryTimeout(timeoutSeconds);
+          ps.setString(1, Nul.escape(requestId));
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(PostgresCallStore.entry(Rows.row(rs))) : Optional.empty();
+          }
+        }
+      });
     } catch (SQLException e) {
       throw new StoreException("reading the call of request " + requestId + " failed: " + e.getMessage(), e);
     }
@@ -175,13 +180,17 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   /** Moves the end of every lease this runtime holds to now plus the lease, in one UPDATE; how many rows. */
   @Override
   public int renewLeases() {
-    try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
-        "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
-            + " WHERE lease_owner = ?")) { // only rows it drives carry a lease
-      ps.setQueryTimeout(timeoutSeconds);
-      ps.setLong(1, lease.toMillis());
-      ps.setString(2, owner);
-      return ps.executeUpdate();
+    try {
+      return Writes.retried(timeoutSeconds, () -> {
+        try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
+            "UPDATE toolcall_call SET lease_until = now() + ? * interval '1 millisecond'"
+                + " WHERE lease_owner = ?")) { // only rows it drives carry a lease
+          ps.setQueryTimeout(timeoutSeconds);
+          ps.setLong(1, lease.toMillis());
+          ps.setString(2, owner);
+          return ps.executeUpdate();
+        }
+      });
     } catch (SQLException e) {
       throw new StoreException("renewing the leases of " + owner + " failed: " + e.getMessage(), e,
         Writes.connectionLost(e));
@@ -191,11 +200,15 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   /** Ends every lease this runtime holds now (it stops), so others may take its calls at once; how many rows. */
   @Override
   public int releaseLeases() {
-    try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
-        "UPDATE toolcall_call SET lease_until = now() WHERE lease_owner = ?")) {
-      ps.setQueryTimeout(timeoutSeconds);
-      ps.setString(1, owner);
-      return ps.executeUpdate();
+    try {
+      return Writes.retried(timeoutSeconds, () -> {
+        try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
+            "UPDATE toolcall_call SET lease_until = now() WHERE lease_owner = ?")) {
+          ps.setQueryTimeout(timeoutSeconds);
+          ps.setString(1, owner);
+          return ps.executeUpdate();
+        }
+      });
     } catch (SQLException e) {
       throw new StoreException("releasing the leases of " + owner + " failed: " + e.getMessage(), e,
         Writes.connectionLost(e));
@@ -208,6 +221,14 @@ final class SharedView implements dev.toolcall.SharedCallStore {
    */
   @Override
   public List<dev.toolcall.CallRecord> overdue() {
+    try {
+      return Writes.retried(timeoutSeconds, this::readOverdue);
+    } catch (SQLException e) {
+      throw new StoreException("reading the overdue calls failed: " + e.getMessage(), e);
+    }
+  }
+
+  private List<dev.toolcall.CallRecord> readOverdue() throws SQLException {
     try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
         + " FROM toolcall_call WHERE state NOT IN " + Rows.ENDED + " AND (state <> 'permission_pending'"
         + " AND lease_until <= now()"
@@ -225,8 +246,6 @@ final class SharedView implements dev.toolcall.SharedCallStore {
         }
       }
       return out;
-    } catch (SQLException e) {
-      throw new StoreException("reading the overdue calls failed: " + e.getMessage(), e);
     }
   }
 

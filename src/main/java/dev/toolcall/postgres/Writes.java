@@ -21,7 +21,10 @@ import javax.sql.DataSource;
 final class Writes {
   /** Logs under the store's name, as before the split. */
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresCallStore.class);
-  private static final int RETRIES = 3;
+  /** The first wait before a write whose transaction failed to serialize is tried again; it doubles up to the cap. */
+  private static final long BACKOFF_FIRST_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(2);
+  /** The longest wait between two tries of such a write. */
+  private static final long BACKOFF_CAP_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
   /** How many of a row's last writes its {@code writers} column records (to settle a commit whose answer was lost). */
   private static final int WRITERS_KEPT = 16;
 
@@ -56,6 +59,7 @@ final class Writes {
   boolean insert(StoredCall call, String owner, Duration lease) {
     Objects.requireNonNull(call, "call");
     String token = token(call.version());
+    long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(call, "the insert");
       Tx tx = null;
@@ -89,7 +93,7 @@ final class Writes {
         if (tx != null) {
           tx.abandon(e);
         }
-        if (retryable(e) && attempt < RETRIES) {
+        if (again(e, attempt, started, timeoutSeconds)) {
           continue;
         }
         throw new StoreException(call.where() + ": the insert failed and changed nothing: " + e.getMessage(), e);
@@ -123,6 +127,7 @@ final class Writes {
     for (int i = 0; i < tokens.length; i++) {
       tokens[i] = token(calls.get(i).version());
     }
+    long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(first, "the insert of " + calls.size() + " calls");
       Tx tx = null;
@@ -155,7 +160,7 @@ final class Writes {
         if (tx != null) {
           tx.abandon(e);
         }
-        if (retryable(e) && attempt < RETRIES) {
+        if (again(e, attempt, started, timeoutSeconds)) {
           continue;
         }
         throw new StoreException(first.where() + " and " + (calls.size() - 1) + " more: the insert failed and"
@@ -345,6 +350,7 @@ final class Writes {
           + expected.where() + ", was version " + next.version() + " of " + next.where());
     }
     String token = token(next.version());
+    long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       Connection c = connect(next, "the write of version " + next.version());
       Tx tx = null;
@@ -380,7 +386,7 @@ final class Writes {
         if (tx != null) {
           tx.abandon(e);
         }
-        if (retryable(e) && attempt < RETRIES) {
+        if (again(e, attempt, started, timeoutSeconds)) {
           continue;
         }
         throw new StoreException(next.where() + ": the write of version " + next.version() + " failed and"
@@ -508,6 +514,50 @@ final class Writes {
     } catch (SQLException e) {
       throw new StoreException("the write was not sent (no connection to the database) and changed nothing: "
           + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Whether a write whose transaction failed with {@code e} on its try {@code attempt} (from 1), first tried at
+   * {@code started} ({@link System#nanoTime}), is tried again, after waiting: only a serialization failure or a
+   * deadlock (which {@code SERIALIZABLE} and {@code REPEATABLE READ} isolation report for racing writes of a row, and
+   * which change nothing), and only while the write's time lasts (the statement timeout, from its first try). The
+   * wait doubles from 2 ms up to 200 ms, each a random time between half of it and all of it, so racing writers do not
+   * meet again at once. An interrupted wait stops trying (the interrupt is kept).
+   */
+  static boolean again(SQLException e, int attempt, long started, int timeoutSeconds) {
+    if (!retryable(e)) {
+      return false;
+    }
+    long cap = Math.min(BACKOFF_CAP_NANOS, BACKOFF_FIRST_NANOS << Math.min(attempt - 1, 20));
+    long wait = cap / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+    if (System.nanoTime() + wait - started > java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds)) {
+      return false;
+    }
+    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+    return !Thread.currentThread().isInterrupted();
+  }
+
+  /** One statement of the store that changes nothing when it fails, run on a connection of its own. */
+  @FunctionalInterface
+  interface Statement<T> {
+    T run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code statement}, trying it again as {@link #again} says while it fails to serialize or deadlocks (a lease
+   * renewal racing the writes of its rows under {@code SERIALIZABLE} isolation, say).
+   */
+  static <T> T retried(int timeoutSeconds, Statement<T> statement) throws SQLException {
+    long started = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return statement.run();
+      } catch (SQLException e) {
+        if (!again(e, attempt, started, timeoutSeconds)) {
+          throw e;
+        }
+      }
     }
   }
 

@@ -2,7 +2,6 @@ package dev.toolcall.runtime;
 
 import dev.toolcall.CallRecord;
 import dev.toolcall.Change;
-import dev.toolcall.DenialSource;
 import dev.toolcall.Reason;
 import dev.toolcall.StateTransition;
 import dev.toolcall.Ticker;
@@ -12,6 +11,7 @@ import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import dev.toolcall.execution.Authorizer;
 import dev.toolcall.execution.Batch;
+import dev.toolcall.execution.ToolScheduler;
 import dev.toolcall.permission.Grant;
 import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
@@ -35,20 +35,37 @@ final class RuntimeRestore {
   private final Instant now;
   private final long nowTick;
   /**
-   * What kept a waiting call's request from being denied at its deadline, for the reason of the denial ("the database
-   * was unreachable"); null for a restore after a restart, where the permission service says the process was down.
+   * Whether the calls are taken over from a store shared with other runtimes ({@link ToolScheduler#adopt}: an id known
+   * here already is left out) rather than restored after a restart.
    */
-  private final String deadlinePassedWhile;
+  private final boolean adopting;
+  /**
+   * When {@link #adopting}: what kept a waiting call's request from being denied at its deadline ("the database was
+   * unreachable"), or null when nothing did ({@link dev.toolcall.permission.PermissionService#resume(ToolCall,
+   * ToolDefinition, Instant, String)}). A restore after a restart says the process was down.
+   */
+  private final String lateReason;
 
+  /** A restore after a restart. */
   RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker) {
-    this(runtime, clock, ticker, null);
+    this(runtime, clock, ticker, false, null);
   }
 
-  RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker, String deadlinePassedWhile) {
+  private RuntimeRestore(ToolCallRuntime runtime, Clock clock, Ticker ticker, boolean adopting, String lateReason) {
     this.runtime = runtime;
     this.now = clock.instant();
     this.nowTick = ticker.read();
-    this.deadlinePassedWhile = deadlinePassedWhile;
+    this.adopting = adopting;
+    this.lateReason = lateReason;
+  }
+
+  /**
+   * A take-over of calls read from a store shared with other runtimes, which nobody looks after: as a restore, except
+   * that a call known here already is left out, and a request past its deadline is denied saying {@code lateReason}
+   * (null: as a plain timeout).
+   */
+  static RuntimeRestore adopting(ToolCallRuntime runtime, Clock clock, Ticker ticker, String lateReason) {
+    return new RuntimeRestore(runtime, clock, ticker, true, lateReason);
   }
 
   /**
@@ -103,18 +120,27 @@ final class RuntimeRestore {
       }
       int attempt = step.state() == ToolCallState.RUNNING ? Math.max(1, c.attempt()) : 0;
       s = new ToolCallSnapshot(id, step.state(), step.version(), args, Math.min(c.argumentsVersion(), step.version()),
-          attempt, null, change, tickOf(step.at()), s);
+          attempt, null, change, tickIn(id, step.at()), s);
     }
     if (s.version() != c.version()) {
       Change change = c.permission() != null ? asked(c.permission(), c.argumentsVersion()) : Reason.RESTORED;
       s = new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), null, change,
-          c.permission() != null ? tickOf(c.permission().askedAt()) : tickOf(now), s);
+          c.permission() != null ? tickIn(id, c.permission().askedAt()) : tickOf(now), s);
     }
     return s;
   }
 
   private Change.PermissionAsked asked(CallRecord.PermissionWait w, int argumentsVersion) {
     return new Change.PermissionAsked(w.requestId(), argumentsVersion, w.deadline(), tickOf(w.deadline()));
+  }
+
+  /**
+   * A moment of the call {@code id} as a tick: its creation's tick plus the time since (exact for every moment a
+   * document may hold, {@link RuntimeSnapshot#withinRange}), so {@link ToolCallIdentity#instantOf} gives the moment
+   * back exactly, however far the call's creation is from now.
+   */
+  private static long tickIn(ToolCallIdentity id, Instant t) {
+    return CallRecord.tickAt(id.createdAt(), id.createdTick(), t);
   }
 
   /** A wall-clock instant as a reading of this runtime's ticker (only differences of ticks mean anything). */
@@ -169,7 +195,9 @@ final class RuntimeRestore {
     };
     List<Batch> out = new ArrayList<>();
     for (List<ToolCallSnapshot> run : runs) {
-      out.add(runtime.scheduler().resume(run.get(0).identity().sessionId(), run, reopen));
+      String session = run.get(0).identity().sessionId();
+      out.add(adopting ? runtime.scheduler().adopt(session, run, reopen)
+          : runtime.scheduler().resume(session, run, reopen));
     }
     Map<String, Integer> place = new java.util.HashMap<>();
     for (String id : snapshot.requestOrder()) {
@@ -177,16 +205,10 @@ final class RuntimeRestore {
     }
     waiting.sort(Comparator.comparingInt(w -> place.get(w.requestId()))); // the queue's order, kept
     for (Waiting w : waiting) {
-      if (deadlinePassedWhile != null && w.call().snapshot().change() instanceof Change.PermissionAsked asked
-          && asked.deadlineTick() - nowTick <= 0) {
-        try { // denied here, saying what happened; the permission service then resolves the request with it
-          w.call().deny(DenialSource.TIMEOUT, "Its deadline passed while " + deadlinePassedWhile + " and nobody had"
-              + " answered, so it was not run.");
-        } catch (RuntimeException e) { // the store failed: the permission service tries (and says) it its own way
-        }
-      }
-      try {
-        runtime.permissions().resume(w.call(), w.definition(), askedAt.get(w.requestId())).whenComplete((s, t) -> {
+      try { // a deadline passed already is denied there, saying what kept it from being denied at it
+        Instant asked = askedAt.get(w.requestId());
+        (adopting ? runtime.permissions().resume(w.call(), w.definition(), asked, lateReason)
+            : runtime.permissions().resume(w.call(), w.definition(), asked)).whenComplete((s, t) -> {
           if (t != null) {
             w.decided().completeExceptionally(t);
           } else {

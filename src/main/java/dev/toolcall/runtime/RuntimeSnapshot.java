@@ -91,16 +91,19 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<CallRecor
         throw new CorruptSnapshotException("calls[" + i + "]", "call '" + c.callId() + "' is "
             + c.state().wireName() + "; a snapshot holds calls that have not ended");
       }
+      if (c.version() == Integer.MAX_VALUE) {
+        throw new CorruptSnapshotException("calls[" + i + "]", "call '" + c.callId() + "' is "
+            + c.state().wireName() + " at version " + c.version() + ", the last one, so it could never end");
+      }
       if (!ids.add(c.sessionId() + "\u0000" + c.callId())) {
         throw new CorruptSnapshotException("calls[" + i + "]", "call id '" + c.callId() + "' appears twice in session '"
             + c.sessionId() + "'");
       }
-      checkNear(takenAt, c.createdAt(), "calls[" + i + "]", "createdAt");
       for (CallRecord.Step step : c.path()) {
-        checkNear(takenAt, step.at(), "calls[" + i + "]", "a step's at");
+        checkNear(c.createdAt(), step.at(), "calls[" + i + "]", "a step's at");
       }
       if (c.permission() != null) {
-        checkNear(takenAt, c.permission().askedAt(), "calls[" + i + "].permission", "askedAt");
+        checkNear(c.createdAt(), c.permission().askedAt(), "calls[" + i + "].permission", "askedAt");
       }
       if (c.permission() != null && !requests.add(c.permission().requestId())) {
         throw new CorruptSnapshotException("calls[" + i + "].permission", "request id '"
@@ -121,13 +124,28 @@ public record RuntimeSnapshot(int schemaVersion, Instant takenAt, List<CallRecor
     }
   }
 
-  /** How far from {@code takenAt} a moment a call lived through may be: a runtime's ticks hold about 146 years. */
-  static final Duration MOMENT_RANGE = Duration.ofDays(100 * 365L);
+  /**
+   * How far from its call's {@code createdAt} a moment the call lived through may be, either way: what a difference of
+   * a runtime's ticks holds (nanoseconds in a {@code long}, about 292 years). A runtime holds each of a call's moments
+   * as such a difference from its creation, so every snapshot it takes is within it, whenever it is taken: a document
+   * {@link ToolCallRuntime#restore} accepts can be snapshotted again, at any later time, and restored.
+   */
+  static final Duration MOMENT_RANGE = Duration.ofNanos(Long.MAX_VALUE);
 
-  private static void checkNear(Instant takenAt, Instant t, String where, String what) {
-    if (t.isBefore(takenAt.minus(MOMENT_RANGE)) || t.isAfter(takenAt.plus(MOMENT_RANGE))) {
-      throw new CorruptSnapshotException(where, what + " " + t + " is more than 100 years from takenAt " + takenAt
-          + "; no call lives that long, and a runtime's clock could not hold it exactly");
+  /**
+   * Whether {@code t} is within {@link #MOMENT_RANGE} of {@code createdAt}: the one check of a call's moments, on
+   * reading a document and on turning it into ticks.
+   */
+  static boolean withinRange(Instant createdAt, Instant t) {
+    Duration d = Duration.between(createdAt, t);
+    return d.compareTo(MOMENT_RANGE) <= 0 && d.compareTo(MOMENT_RANGE.negated()) >= 0;
+  }
+
+  private static void checkNear(Instant createdAt, Instant t, String where, String what) {
+    if (!withinRange(createdAt, t)) {
+      throw new CorruptSnapshotException(where, what + " " + t + " is more than " + MOMENT_RANGE.toDays() / 365
+          + " years from the call's createdAt " + createdAt + "; no call lives that long, and a runtime's clock could"
+          + " not hold it exactly");
     }
   }
 

@@ -22,7 +22,12 @@ import org.slf4j.LoggerFactory;
  * A runtime's link to the other runtimes of a {@link SharedCallStore}, on one daemon thread of its own
  * ({@code toolcall-shared-store}): it adopts the changes the store tells of into the calls this runtime holds, loads
  * the requests other runtimes opened when a decision for one arrives here, renews this runtime's leases, and takes
- * over the calls nobody looks after (a call driven under an expired lease, a request past its deadline).
+ * over the calls nobody looks after (a call driven under an expired lease, a request a lease past its deadline).
+ *
+ * <p>Only calls that were created and versions that were stored reach this runtime's listeners: a row the sweep read
+ * is read again before it is taken over (it may have moved on meanwhile), and a call whose id this runtime knows
+ * already is never taken over (an overdue row of a call that ended here since the sweep read it is an older copy of
+ * this runtime's own call, not a call nobody looks after).
  *
  * <p>Outages. A lease that lapsed while the store was unreachable is no evidence that its runtime crashed: every
  * runtime's renewals failed alike. So once this link has seen the store fail, it takes nothing over until its sweeps
@@ -132,29 +137,41 @@ final class SharedStoreLink implements AutoCloseable {
       refresh(held.get());
       return false; // held here already: its request, if still open, is this service's own
     }
-    adopt(c);
-    return true;
+    return adopt(c);
   }
 
   /**
    * Brings a call no runtime looks after into this one, as a restore does (only the store lets one runtime win); a
-   * request past its deadline is denied, saying why nobody denied it in time.
+   * request past its deadline is denied, saying what kept it from being denied at its deadline. A call whose id this
+   * runtime knows already is left alone: the row was read before this runtime's own copy moved on (it ended here since,
+   * say), so it is an older version of a call this runtime has published already, and nothing is published for it.
+   *
+   * @return whether this runtime holds the call now, not ended
    */
-  private synchronized void adopt(CallRecord c) {
-    new RuntimeRestore(runtime, clock, ticker, whyNotDenied(c))
+  private synchronized boolean adopt(CallRecord c) {
+    RuntimeRestore.adopting(runtime, clock, ticker, whyNotDenied(c))
         .restore(RuntimeSnapshot.ofCalls(clock.instant(), List.of(c)));
+    return runtime.scheduler().call(c.sessionId(), c.callId()).isPresent();
   }
 
   /**
-   * Why the request of {@code c}, found past its deadline, was not denied at it by the runtime that asked: the
-   * database was unreachable, when this link saw it fail at or after the deadline; otherwise that runtime was not
-   * there to do it.
+   * What kept the request of {@code c}, found waiting past its deadline, from being denied at it, completing "Its
+   * deadline passed while …": the database was unreachable, when this link saw it fail at or after the deadline; the
+   * runtime that asked could not deny it, when it passed a lease ago or more (a live runtime that reaches the database
+   * denies its own requests at their deadlines, or at its next sweep); otherwise null: nothing this link knows of
+   * did, and it is denied as any timeout is ("It waited 8s for an answer.").
    */
   private String whyNotDenied(CallRecord c) {
+    if (c.permission() == null) {
+      return null;
+    }
+    Instant deadline = c.permission().deadline();
     Instant failed = lastFailure;
-    if (failed != null && c.permission() != null
-        && !failed.isBefore(c.permission().deadline().minus(sweepEvery))) {
+    if (failed != null && !failed.isBefore(deadline.minus(sweepEvery))) {
       return "the database was unreachable";
+    }
+    if (Duration.between(deadline, clock.instant()).compareTo(store.lease()) < 0) {
+      return null;
     }
     return "the runtime that asked could not deny it (it had stopped, or could not reach the database)";
   }
@@ -205,9 +222,20 @@ final class SharedStoreLink implements AutoCloseable {
   private void takeOver(CallRecord c, boolean others) {
     Optional<ToolCall> held = runtime.scheduler().call(c.sessionId(), c.callId());
     if (held.isEmpty()) {
-      if (others) {
-        adopt(c); // as a restore: pending authorized anew, approved run once, running run again (idempotent) or
-        // failed, outcome unknown; waiting past its deadline denied once
+      if (others && !askerMayDeny(c)) {
+        Optional<CallRecord> now;
+        try {
+          now = store.read(c.sessionId(), c.callId()); // the sweep's read may be stale by now
+        } catch (RuntimeException e) {
+          if (store.retriable(e)) {
+            throw e; // the store failed: the sweep fails, and takeovers wait
+          }
+          return; // moved on to what this version cannot read: left as it is
+        }
+        if (now.isPresent() && now.get().version() == c.version() && !now.get().state().isTerminal()) {
+          adopt(now.get()); // as a restore: pending authorized anew, approved run once, running run again
+          // (idempotent) or failed, outcome unknown; waiting past its deadline denied once
+        }
       }
       return;
     }
@@ -218,6 +246,16 @@ final class SharedStoreLink implements AutoCloseable {
     } else if (others && s.state() == ToolCallState.RUNNING && s.version() == c.version()) {
       runtime.scheduler().takeOver(call); // does nothing for a call this runtime runs itself
     }
+  }
+
+  /**
+   * Whether {@code c} waits past its deadline by less than a lease: the runtime that asked, if it runs, denies it
+   * itself (at its deadline, or at its next sweep), so it is not taken over yet; once a lease has passed, that runtime
+   * is not looking after it.
+   */
+  private boolean askerMayDeny(CallRecord c) {
+    return c.permission() != null
+        && Duration.between(c.permission().deadline(), clock.instant()).compareTo(store.lease()) < 0;
   }
 
   /**

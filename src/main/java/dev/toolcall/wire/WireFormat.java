@@ -26,6 +26,8 @@ import dev.toolcall.event.ToolSetEvent;
 import dev.toolcall.permission.ArgumentPattern;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.DecisionKind;
+import dev.toolcall.permission.DecisionResult;
+import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.ToolArguments;
 import dev.toolcall.tool.ToolDefinition;
 import java.io.IOException;
@@ -280,6 +282,41 @@ public final class WireFormat {
     o.put("requestId", report.requestId());
     o.put("status", report.status().wireName());
     o.put("message", report.message());
+    return o;
+  }
+
+  /**
+   * The JSON form of a result of {@link dev.toolcall.permission.PermissionService#decide}: the
+   * {@code decision.result} object of {@link #decisionReport} for {@link DecisionReport#of(DecisionResult)}, so
+   * {@code "status"} says {@code accepted} (the decision won) or why it did not ({@code already_answered} when the
+   * request was resolved before, {@code stale}, {@code unknown_request}), with a sentence for a person. Nothing of the
+   * call's snapshot, grant or internal counters is in it.
+   */
+  public static ObjectNode decisionResult(DecisionResult result) {
+    return decisionReport(DecisionReport.of(Objects.requireNonNull(result, "result")));
+  }
+
+  /**
+   * The JSON form of a waiting permission request, as a web page lists it from
+   * {@link dev.toolcall.permission.PermissionService#pending()}: {@code {"v":1, "type":"permission.request",
+   * "requestId", "callId", "sessionId", "toolName", "arguments", "argumentsVersion", "createdAt", "deadline"}}.
+   * Answer it with a {@code decision} naming {@code requestId} and {@code argumentsVersion} ({@link #parseDecisions}).
+   * The deadline is an absolute instant; the request's monotonic deadline tick is the runtime's business and is not
+   * written.
+   */
+  public static ObjectNode request(PermissionRequest request) {
+    Objects.requireNonNull(request, "request");
+    ObjectNode o = JSON.createObjectNode();
+    o.put("v", VERSION);
+    o.put("type", "permission.request");
+    o.put("requestId", request.requestId());
+    o.put("callId", request.callId());
+    o.put("sessionId", request.sessionId());
+    o.put("toolName", request.toolName());
+    o.set("arguments", arguments(request.arguments()));
+    o.put("argumentsVersion", request.argumentsVersion());
+    o.put("createdAt", request.createdAt().toString());
+    o.put("deadline", request.deadline().toString());
     return o;
   }
 

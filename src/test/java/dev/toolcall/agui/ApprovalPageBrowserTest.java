@@ -86,6 +86,24 @@ class ApprovalPageBrowserTest {
     assertThat(shell.ran).containsExactly("echo hi");
   }
 
+  /** Arguments and results are the model's and the tool's text: the page shows them as text and runs nothing. */
+  @Test
+  void hostileArgumentsAreShownAsTextAndNothingInThemRuns() throws Exception {
+    var turn = turn();
+    String hostile = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>";
+    PermissionRequest r = ask("s-hostile", hostile, turn);
+    browser.go(server.pageUrl("s-hostile"));
+    browser.cardIn(r.callId(), "permission_pending");
+    assertThat(browser.text(r.callId(), ".args")).isEqualTo(Wire.text(Wire.JSON.createObjectNode().put("command", hostile)));
+
+    browser.click(r.callId(), "approve_once");
+    browser.cardIn(r.callId(), "completed");
+    assertThat(browser.text(r.callId(), ".result")).isEqualTo("ran: " + hostile);
+    assertThat(browser.driver.findElements(By.cssSelector("#calls img, #calls script"))).isEmpty();
+    assertThat((Boolean) browser.driver.executeScript("return window.__pwned === undefined")).isTrue();
+    assertThat(turn[0].get(20, TimeUnit.SECONDS).text()).isEqualTo("tool said: ran: " + hostile);
+  }
+
   @Test
   void denyWithAReasonTellsTheModelWhy() throws Exception {
     var turn = turn();

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A permission request that nobody can answer says so, once, soon after it opens (a second later on the runtime's
+ * A permission request that nobody can answer says so, once, soon after it opens (ten seconds later on the runtime's
  * timer, here a manual one). With {@code LangChain4jTools.tools(bean)}
  * every tool asks for approval (LangChain4j says nothing about read-only tools); before, with nothing subscribed to
  * the requests, a turn waited for the 5-minute default deadline and nothing was logged.

@@ -213,9 +213,64 @@ class OutageTest {
     ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, TimeUnit.SECONDS).get(0).snapshot();
     assertThat(end.state()).isEqualTo(ToolCallState.PERMISSION_DENIED);
     assertThat(((Outcome.Denied) end.outcome()).source()).isEqualTo(DenialSource.TIMEOUT);
-    assertThat(end.outcome().messageForModel()).contains("deadline passed").doesNotContain("process was down");
+    assertThat(end.outcome().messageForModel()).as("a timeout (denied by A's timer when the database is back, or by"
+        + " B as it loads the request), blaming no process").contains("It waited").doesNotContain("process");
     assertThat(audit("q2")).containsExactly("pending", "permission_pending", "permission_denied");
     assertThat(runs.of("q2")).isZero();
+  }
+
+  /**
+   * No process stops; the database does. A holds a waiting request whose deadline passes while the database is down
+   * (A's denial fails, and A's timer is held so that it does not try again before the test is done). When the database
+   * is back, B's first write fails (a pooled connection that died in the outage, say) just as a late approval makes B
+   * load the request and deny it: the denial that lands says the database was unreachable, never that a process was
+   * down, and the approval loses.
+   */
+  @Test
+  void aDenialWhoseFirstTryAfterAnOutageFailsSaysTheDatabaseWasUnreachable() throws Exception {
+    TwoRuntimesTest.Runs runs = new TwoRuntimesTest.Runs();
+    Watched wa = new Watched();
+    Watched wb = new Watched();
+    TwoRuntimesTest.ManualTimer timerA = new TwoRuntimesTest.ManualTimer();
+    Tool quick = Tool.of(ToolDefinition.builder("quick").permissionTimeout(Duration.ofMillis(300)).build(), inv -> {
+      runs.ran(inv.callId(), "?");
+      return ToolResult.of("ran");
+    });
+    ToolCallRuntime a = ToolCallRuntime.builder().tools(quick).timer(timerA)
+        .sharedStore(watched(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(30)), wa)).build();
+    open.add(a);
+    AtomicBoolean failNextDenial = new AtomicBoolean();
+    SharedCallStore storeB = watched(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)), wb);
+    ToolCallRuntime b = ToolCallRuntime.builder().tools(quick)
+        .sharedStore(PostgresCallStoreTest.proxy(SharedCallStore.class, (p, m, args) -> {
+          if (m.getName().equals("compareAndSet") && ((ToolCallSnapshot) args[1]).state()
+              == ToolCallState.PERMISSION_DENIED && failNextDenial.getAndSet(false)) {
+            throw new StoreException("the connection died (the test's stale pooled connection)", null);
+          }
+          return PostgresCallStoreTest.invoke(storeB, m, args);
+        })).build();
+    open.add(b);
+    Batch batch = a.schedule("s", List.of(CallRequest.of("q3", "quick", "{}")));
+    PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+
+    down.set(true);
+    await("the deadline passed", () -> java.time.Instant.now().isAfter(asked.deadline()));
+    timerA.fire();
+    assertThat(wa.failedDenials.get()).as("A's denial at the deadline failed").isEqualTo(1);
+    int sweeps = wb.failedRenewals.get(); // each sweep renews first
+    await("B's sweep failed after the deadline", () -> wb.failedRenewals.get() > sweeps);
+    failNextDenial.set(true);
+    down.set(false);
+    DecisionResult late = b.permissions().decide(asked.requestId(), Decision.approveOnce(asked));
+    assertThat(late).as("an approval after the deadline loses").isNotInstanceOf(DecisionResult.Won.class);
+    assertThat(failNextDenial.get()).as("B's first denial failed").isFalse();
+
+    ToolCallSnapshot end = batch.whenDone().toCompletableFuture().get(30, TimeUnit.SECONDS).get(0).snapshot();
+    assertThat(end.state()).isEqualTo(ToolCallState.PERMISSION_DENIED);
+    assertThat(((Outcome.Denied) end.outcome()).source()).isEqualTo(DenialSource.TIMEOUT);
+    assertThat(end.outcome().messageForModel()).contains("database was unreachable").doesNotContain("process");
+    assertThat(audit("q3")).containsExactly("pending", "permission_pending", "permission_denied");
+    assertThat(runs.of("q3")).isZero();
   }
 
   /**

@@ -35,9 +35,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -271,7 +273,32 @@ class TwoRuntimesTest {
    */
   @Test
   void twoRuntimesAThousandCallsFourRacingThreads() throws Exception {
-    int calls = Integer.getInteger("toolcall.twoRuntimes.calls", 1000);
+    race(Integer.getInteger("toolcall.twoRuntimes.calls", 1000));
+  }
+
+  /**
+   * The same race on a database whose default isolation is {@code SERIALIZABLE}: the racing writes of one row fail
+   * with serialization failures (SQLSTATE 40001) there instead of waiting; the store tries them again, backing off, so
+   * no decision, schedule or run fails, and the outcome is the same as under {@code READ COMMITTED}.
+   */
+  @Test
+  void theRaceUnderSerializableIsolation() throws Exception {
+    org.postgresql.ds.PGSimpleDataSource server = new org.postgresql.ds.PGSimpleDataSource();
+    server.setURL(PgCluster.url());
+    try (Connection c = server.getConnection(); Statement s = c.createStatement()) {
+      s.execute("ALTER DATABASE " + DB + " SET default_transaction_isolation TO 'serializable'");
+    }
+    dbA = Pool.of(second(), 8); // new connections: serializable
+    dbB = Pool.of(second(), 8);
+    try (Connection c = dbA.getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SHOW transaction_isolation")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo("serializable");
+    }
+    race(Integer.getInteger("toolcall.twoRuntimes.serializableCalls", 400));
+  }
+
+  void race(int calls) throws Exception {
     Runs runs = new Runs();
     Published seenA = new Published();
     Published seenB = new Published();
@@ -301,6 +328,7 @@ class TwoRuntimesTest {
       try (Connection c = second().getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
           "SELECT document #>> '{permission,requestId}', document::text FROM toolcall_call"
               + " WHERE state = 'permission_pending'")) {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED); // the test's own scan never fails
         for (;;) {
           boolean done = scheduled.get(); // read before the scan: a scan after the last schedule finds all
           List<String[]> open = new java.util.ArrayList<>();
@@ -405,7 +433,8 @@ class TwoRuntimesTest {
 
   /**
    * A runtime crashes while a call waits for a person: nobody holds the request when its deadline passes, and the
-   * other runtime's sweep denies it, once, saying the deadline passed while the runtime was down.
+   * other runtime's sweep denies it, once (a lease after its deadline, the asker's time to deny it itself), saying
+   * the deadline passed while the runtime that asked could not deny it.
    */
   @Test
   void aRequestWhoseRuntimeCrashedIsDeniedOnceAtItsDeadlineByTheOther() throws Exception {
@@ -439,7 +468,8 @@ class TwoRuntimesTest {
          ResultSet rs = st.executeQuery("SELECT document #>> '{outcome,reason}' FROM toolcall_call"
              + " WHERE call_id = 'q2'")) {
       assertThat(rs.next()).isTrue();
-      assertThat(rs.getString(1)).contains("deadline passed");
+      assertThat(rs.getString(1)).contains("deadline passed while the runtime that asked could not deny it")
+          .doesNotContain("process was down");
     }
     assertThat(runs.of("q2")).isZero();
     assertCommittedOnly(seenB);
@@ -488,6 +518,133 @@ class TwoRuntimesTest {
     assertThat(runs.of("w1")).isEqualTo(1);
     assertThat(runs.of("w2")).as("the approved call A had not started runs once, on B").isEqualTo(1);
     assertCommittedOnly(seenB);
+  }
+
+  /**
+   * A listener only ever sees calls that were created and versions that were stored, however a deadline's denial and
+   * the sweeps race. Both runtimes hold one waiting call (A asked, B loaded the request); once its deadline has
+   * passed, four threads meet at one start barrier: A's and B's deadline timers fire (each tries to deny it) while
+   * A's and B's sweeps read the overdue rows. A sweep that read the row before the denial committed finds, a moment
+   * later, a call that has ended here; it must not take that stale row over as a call nobody holds (which published
+   * a {@code duplicate_call} refusal under an id nobody scheduled). 100 rounds, each a fresh call; every event of
+   * both runtimes is checked against the audit of stored versions.
+   */
+  @Test
+  void aSweepRacingADeadlinePublishesOnlyStoredCallsAndVersions() throws Exception {
+    int rounds = Integer.getInteger("toolcall.twoRuntimes.sweepRounds", 100);
+    Published seenA = new Published();
+    Published seenB = new Published();
+    ManualTimer timerA = new ManualTimer();
+    ManualTimer timerB = new ManualTimer();
+    AtomicReference<CyclicBarrier> gate = new AtomicReference<>();
+    Tool quick = Tool.of(ToolDefinition.builder("quick").permissionTimeout(Duration.ofMillis(50)).build(),
+        inv -> ToolResult.of("never"));
+    ToolCallRuntime a = ToolCallRuntime.builder().tools(quick).timer(timerA)
+        .sharedStore(gated(PostgresCallStore.create(dbA).shared("a", Duration.ofSeconds(1)), gate)).build();
+    ToolCallRuntime b = ToolCallRuntime.builder().tools(quick).timer(timerB)
+        .sharedStore(gated(PostgresCallStore.create(dbB).shared("b", Duration.ofSeconds(1)), gate)).build();
+    open.add(a);
+    open.add(b);
+    a.events().subscribe(seenA);
+    b.events().subscribe(seenB);
+    java.util.concurrent.ExecutorService firing = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round <= rounds; round++) {
+        CyclicBarrier start = new CyclicBarrier(round < rounds ? 4 : 3); // the last: both sweeps and this thread
+        gate.set(start);
+        if (round == rounds) {
+          start.await(20, TimeUnit.SECONDS); // each sweep reached the gate again: the previous ones have finished
+          continue;
+        }
+        String id = "d" + round;
+        a.schedule("s", List.of(CallRequest.of(id, "quick", "{}")));
+        PermissionRequest asked = a.permissions().awaitNext(Duration.ofSeconds(10)).orElseThrow();
+        assertThat(b.permissions().request(asked.requestId())).as("B holds the request too").isPresent();
+        while (!java.time.Instant.now().isAfter(asked.deadline().plusMillis(20))) {
+          java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // until the deadline (and the database's now())
+          // has passed; no timing is asserted
+        }
+        List<java.util.concurrent.Future<?>> fires = new java.util.ArrayList<>();
+        for (ManualTimer t : List.of(timerA, timerB)) {
+          fires.add(firing.submit(() -> {
+            start.await(20, TimeUnit.SECONDS);
+            t.fire();
+            return null;
+          }));
+        }
+        for (java.util.concurrent.Future<?> f : fires) {
+          f.get(20, TimeUnit.SECONDS);
+        }
+        awaitEnded(a, "s", id);
+        awaitEnded(b, "s", id);
+      }
+    } finally {
+      gate.set(null);
+      firing.shutdownNow();
+    }
+    List<String> unknown = new java.util.ArrayList<>();
+    Set<String> stored = new HashSet<>();
+    try (Connection c = second().getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT call_id, version FROM audit")) {
+      while (rs.next()) {
+        stored.add(rs.getString(1) + "/" + rs.getInt(2));
+      }
+    }
+    for (Published p : List.of(seenA, seenB)) {
+      for (ToolCallSnapshot s : p.seen) {
+        if (!stored.contains(s.callId() + "/" + s.version())) {
+          unknown.add((p == seenA ? "A: " : "B: ") + s.callId() + " v" + s.version() + " " + s.state().wireName());
+        }
+      }
+    }
+    assertThat(unknown).as("events of calls or versions never stored, over %d rounds", rounds).isEmpty();
+    for (int round = 0; round < rounds; round++) {
+      assertThat(audit("d" + round)).as("d" + round + " denied once").containsExactly("pending",
+          "permission_pending", "permission_denied");
+    }
+    assertCommittedOnly(seenA, seenB);
+  }
+
+  /** A timer that runs the tasks given to it only when {@link #fire} is called (a deadline the test releases). */
+  static final class ManualTimer implements dev.toolcall.DeadlineTimer {
+    private final List<Runnable> tasks = new java.util.ArrayList<>(); // guarded by itself
+
+    @Override
+    public Handle schedule(Runnable task, Duration delay) {
+      synchronized (tasks) {
+        tasks.add(task);
+      }
+      return () -> {
+        synchronized (tasks) {
+          tasks.remove(task);
+        }
+      };
+    }
+
+    /** Runs every task scheduled so far, on the calling thread. */
+    void fire() {
+      List<Runnable> due;
+      synchronized (tasks) {
+        due = new java.util.ArrayList<>(tasks);
+        tasks.clear();
+      }
+      due.forEach(Runnable::run);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** {@code store}, whose sweep's read of the overdue calls waits at the barrier {@code gate} holds, when it holds one. */
+  static SharedCallStore gated(SharedCallStore store, AtomicReference<CyclicBarrier> gate) {
+    Map<CyclicBarrier, Boolean> passed = new ConcurrentHashMap<>();
+    return PostgresCallStoreTest.proxy(SharedCallStore.class, (p, m, args) -> {
+      CyclicBarrier g = gate.get();
+      if (m.getName().equals("overdue") && g != null && passed.putIfAbsent(g, Boolean.TRUE) == null) {
+        g.await(20, TimeUnit.SECONDS);
+      }
+      return PostgresCallStoreTest.invoke(store, m, args);
+    });
   }
 
   /** Two runtimes (lease 1 s) and call {@code callId}, approved on B, whose tool hangs on its runtime until released. */

@@ -185,6 +185,51 @@ class RuntimeRestoreTest {
     }
   }
 
+  /**
+   * A call so close to the last version an {@code int} holds (2,147,483,647) that it could never end by its own path
+   * (waiting for permission at 2,147,483,646: approved, running and an end need three more) is ended at the restore,
+   * before anyone can approve it, with a reason the model reads: never approved into a version it cannot leave. One
+   * with room enough restores as any other.
+   */
+  @Test
+  void aCallTooCloseToTheLastVersionToEverEndIsEndedAtRestoreNotApproved() throws Exception {
+    Tools tools = new Tools(false);
+    try (ToolCallRuntime rb = runtime(tools, T0)) {
+      RecordingListener events = new RecordingListener(false);
+      rb.events().subscribe(events);
+      List<Batch> batches = rb.restore(RuntimeSnapshot.ofCalls(T0, List.of(
+          waitingAt("last", Integer.MAX_VALUE - 1, "perm-last"),
+          waitingAt("room", Integer.MAX_VALUE - 4, "perm-room"))));
+      assertThat(rb.permissions().pending()).as("only the call that can end waits").extracting(
+          PermissionRequest::requestId).containsExactly("perm-room");
+      assertThat(rb.permissions().decide("perm-last", new Decision.ApproveOnce("perm-last", 0)))
+          .as("never approved into a version it cannot leave").isNotInstanceOf(
+              dev.toolcall.permission.DecisionResult.Won.class);
+      PermissionRequest room = rb.permissions().pending().get(0);
+      assertThat(rb.permissions().decide("perm-room", Decision.approveOnce(room)).won()).isTrue();
+      Map<String, CallResult> results = new java.util.HashMap<>();
+      for (Batch bt : batches) {
+        bt.whenDone().toCompletableFuture().get(10, TimeUnit.SECONDS).forEach(r -> results.put(r.callId(), r));
+      }
+      assertThat(results.get("last").snapshot().state()).isEqualTo(ToolCallState.CANCELLED);
+      assertThat(results.get("last").snapshot().version()).isEqualTo(Integer.MAX_VALUE);
+      assertThat(results.get("last").outcome().messageForModel()).contains("last version").contains("not run");
+      assertThat(results.get("room").outcome()).isEqualTo(new Outcome.Completed("ran {}"));
+      assertThat(results.get("room").snapshot().version()).isEqualTo(Integer.MAX_VALUE - 1);
+      assertThat(tools.shellRuns).hasValue(1);
+      assertThat(events.eventsOf("last")).extracting(e -> e.version()).containsExactly((long) Integer.MAX_VALUE);
+    }
+  }
+
+  /** A call of tool shell waiting on {@code requestId} at {@code version}, asked at T0, for an hour. */
+  static CallRecord waitingAt(String callId, int version, String requestId) {
+    return new CallRecord("s", callId, "shell", null, dev.toolcall.ToolCallOrigin.MODEL, T0,
+        ToolCallState.PERMISSION_PENDING, version, "{}", 0, 0,
+        List.of(new CallRecord.Step(ToolCallState.PENDING, 0, T0),
+            new CallRecord.Step(ToolCallState.PERMISSION_PENDING, version, T0)),
+        new CallRecord.PermissionWait(requestId, T0, T0.plus(Duration.ofHours(1))));
+  }
+
   /** Waits (on the service's own await, no sleep) for the request of {@code callId}. */
   static PermissionRequest await(ToolCallRuntime r, String callId) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

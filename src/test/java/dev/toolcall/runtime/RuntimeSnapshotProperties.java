@@ -20,6 +20,7 @@ import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 
 /**
@@ -89,5 +90,73 @@ class RuntimeSnapshotProperties {
       b.restore(first);
       assertThat(b.snapshot()).isEqualTo(first);
     }
+  }
+
+  /**
+   * Invariant at the edge of how far apart a call's moments may be: anything {@code restore} accepts can be
+   * snapshotted again, at any later time, and that document restores to the same calls. A waiting call whose
+   * {@code createdAt} lies near the bound from the document's {@code takenAt} (a hundred years, and a tick's range of
+   * about 292 years, either way, to the second) is restored, the runtime's clock moves on (up to two years), and its
+   * snapshot is taken and restored into a fresh runtime.
+   */
+  @Property(tries = 300)
+  void anythingRestoreAcceptsCanBeSnapshottedAgainAndRestored(
+      @ForAll("farApart") Duration fromTakenAt,
+      @ForAll @LongRange(min = -120, max = 120) long secondsOff,
+      @ForAll @LongRange(min = 0, max = 2 * 365 * 24 * 60) long minutesLater) {
+    Instant createdAt;
+    try {
+      createdAt = T0.plus(fromTakenAt).plusSeconds(secondsOff);
+    } catch (java.time.DateTimeException | ArithmeticException e) {
+      return; // not an instant at all
+    }
+    RuntimeSnapshot doc;
+    try {
+      doc = RuntimeSnapshot.ofCalls(T0, List.of(new dev.toolcall.CallRecord("s", "far", "shell", null,
+          dev.toolcall.ToolCallOrigin.MODEL, createdAt, dev.toolcall.ToolCallState.PERMISSION_PENDING, 1, "{}", 0,
+          0, List.of(new dev.toolcall.CallRecord.Step(dev.toolcall.ToolCallState.PENDING, 0, createdAt),
+              new dev.toolcall.CallRecord.Step(dev.toolcall.ToolCallState.PERMISSION_PENDING, 1, createdAt)),
+          new dev.toolcall.CallRecord.PermissionWait("perm-far", createdAt, T0.plus(Duration.ofDays(3650))))));
+    } catch (dev.toolcall.CorruptSnapshotException e) {
+      return; // refused: nothing was accepted, nothing to snapshot
+    }
+    java.util.concurrent.atomic.AtomicReference<Instant> now = new java.util.concurrent.atomic.AtomicReference<>(T0);
+    Clock moving = new Clock() {
+      @Override
+      public java.time.ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return now.get();
+      }
+    };
+    Tool shell = Tool.of(ToolDefinition.builder("shell").permissionTimeout(Duration.ofHours(1)).build(),
+        inv -> ToolResult.of("ran"));
+    RuntimeSnapshot again;
+    try (ToolCallRuntime a = ToolCallRuntime.builder().tools(shell).clock(moving).build()) {
+      a.restore(doc);
+      now.set(T0.plus(Duration.ofMinutes(minutesLater)));
+      again = a.snapshot(); // never refused for a call the runtime holds
+    }
+    assertThat(again.calls()).as("the same call, as restored").isEqualTo(doc.calls());
+    RuntimeSnapshot read = RuntimeSnapshot.fromJson(again.toJson());
+    try (ToolCallRuntime b = ToolCallRuntime.builder().tools(shell).clock(moving).build()) {
+      b.restore(read);
+      assertThat(b.snapshot().calls()).isEqualTo(doc.calls());
+    }
+  }
+
+  /** Offsets of a call's createdAt from takenAt at the bounds that matter: a hundred years, and a tick's range. */
+  @net.jqwik.api.Provide
+  net.jqwik.api.Arbitrary<Duration> farApart() {
+    return net.jqwik.api.Arbitraries.of(Duration.ofDays(100 * 365L), Duration.ofDays(-100 * 365L),
+        Duration.ofNanos(Long.MAX_VALUE), Duration.ofNanos(Long.MAX_VALUE).negated(), Duration.ZERO);
   }
 }

@@ -13,7 +13,8 @@ public final class Readme {
 
   /**
    * Asserts that README.md contains the code between {@code // README:begin} and {@code // README:end} in the test
-   * source {@code testSource} (a path from the project's root), dedented by one level of the test's indentation.
+   * source {@code testSource} (a path from the project's root), dedented by the snippet's own indentation (that of
+   * its least indented line).
    */
   public static void assertShows(String testSource) throws IOException {
     assertShows(testSource, "");
@@ -25,7 +26,9 @@ public final class Readme {
     String begin = "// README:begin" + (name.isEmpty() ? "" : " " + name);
     String end = "// README:end" + (name.isEmpty() ? "" : " " + name);
     String snippet = source.substring(source.indexOf(begin) + begin.length(), source.indexOf(end));
-    String dedented = snippet.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
+    int indent = snippet.lines().filter(l -> !l.isBlank())
+        .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+    String dedented = snippet.lines().map(l -> l.length() >= indent ? l.substring(indent) : l.strip())
         .collect(Collectors.joining("\n")).strip();
     assertThat(Files.readString(Path.of("README.md"))).as("README shows the code of %s", testSource)
         .contains(dedented);

@@ -126,6 +126,41 @@ class WireFormatTest {
     assertThat(WireFormat.parseDecisions("{\"v\":1,\"decisions\":[]}")).isEmpty();
   }
 
+  /**
+   * A waiting request and what {@code decide} answered, as a web page reads them: no internal tick, no snapshot
+   * chain; a won decision says {@code accepted}, a second one says {@code already_answered} naming what won.
+   */
+  @Test
+  void aWaitingRequestAndDecisionResultsHaveTheirWireForm() throws Exception {
+    Tool deploy = Tool.of(ToolDefinition.builder("deploy").permissionTimeout(Duration.ofHours(1)).build(),
+        inv -> ToolResult.of("ok"));
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(deploy).build()) {
+      runtime.schedule("chat-1", List.of(dev.toolcall.execution.CallRequest.of("c1", "deploy", "{\"env\":\"prod\"}")));
+      dev.toolcall.permission.PermissionRequest r = runtime.permissions().nextRequest().toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      ObjectNode json = WireFormat.request(r);
+      assertValid("waitingRequest", json);
+      assertThat(json.get("type").asText()).isEqualTo("permission.request");
+      assertThat(json.get("sessionId").asText()).isEqualTo("chat-1");
+      assertThat(json.at("/arguments/env").asText()).isEqualTo("prod");
+      assertThat(json.get("deadline").asText()).isEqualTo(r.deadline().toString());
+      assertThat(json.toString()).doesNotContain("Tick", "tick");
+
+      ObjectNode won = WireFormat.decisionResult(runtime.permissions().decide(r.requestId(), Decision.approveOnce(r)));
+      assertValid("decisionResult", won);
+      assertThat(won.get("status").asText()).isEqualTo("accepted");
+      ObjectNode late = WireFormat.decisionResult(runtime.permissions().decide(r.requestId(),
+          new Decision.Deny(r.requestId(), r.argumentsVersion(), "too late")));
+      assertValid("decisionResult", late);
+      assertThat(late.get("status").asText()).isEqualTo("already_answered");
+      assertThat(late.get("message").asText()).contains("permission_approved");
+      assertThat(late.toString().length()).as("a few fields, no snapshot chain").isLessThan(300);
+      ObjectNode unknown = WireFormat.decisionResult(runtime.permissions().decide("perm-nope",
+          new Decision.ApproveOnce("perm-nope", 0)));
+      assertThat(unknown.get("status").asText()).isEqualTo("unknown_request");
+    }
+  }
+
   @Test
   void theSchemaCatchesAWireObjectThatBreaksIt() {
     ObjectNode bad = JSON.createObjectNode().put("v", 1).put("type", "call.state").put("sessionId", "s")

@@ -141,8 +141,60 @@ public final class Main {
     System.out.println("spring boot consumer: one property, two requests with blank ids, runtime closed");
   }
 
+  /**
+   * An application that builds its ChatClient from Boot's ChatClient.Builder, as the README shows: with only the
+   * property, the builder offers the tool bean (the model checks it is offered) and carries the chat memory's
+   * conversation id to the calls (the Spring AI 2 customizer, ChatClientBuilderCustomizer).
+   */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  @org.springframework.boot.autoconfigure.EnableAutoConfiguration
+  public static class BuilderApplication {
+    @org.springframework.context.annotation.Bean
+    org.springframework.ai.tool.ToolCallbackProvider shopTools() {
+      return MethodToolCallbackProvider.builder().toolObjects(new Shop()).build();
+    }
+
+    @org.springframework.context.annotation.Bean
+    ChatModel chatModel(ToolCallingManager manager) {
+      return new ScriptedModel(manager);
+    }
+
+    @org.springframework.context.annotation.Bean
+    ChatClient chatClient(ChatClient.Builder builder) {
+      return builder.build();
+    }
+  }
+
+  static void bootBuilder() {
+    org.springframework.boot.SpringApplication app = new org.springframework.boot.SpringApplication(
+        BuilderApplication.class);
+    app.setWebApplicationType(org.springframework.boot.WebApplicationType.NONE);
+    app.setBannerMode(org.springframework.boot.Banner.Mode.OFF);
+    app.setLogStartupInfo(false);
+    ExecutorService person = Executors.newSingleThreadExecutor();
+    List<PermissionRequest> asked = new CopyOnWriteArrayList<>();
+    try (org.springframework.context.ConfigurableApplicationContext context =
+        app.run("--toolcall.spring-ai.enabled=true")) {
+      ToolCallRuntime r = context.getBean(ToolCallRuntime.class);
+      r.permissions().onRequest(q -> {
+        asked.add(q);
+        r.permissions().decide(q.requestId(), Decision.approveOnce(q));
+      }, person);
+      check("boot builder customizer", String.valueOf(context.getBean("toolCallChatClientCustomizer").getClass()
+          .getInterfaces()[0].getSimpleName()), "ChatClientBuilderCustomizer");
+      check("boot builder round trip", context.getBean(ChatClient.class).prompt().user("deploy prod")
+          .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "builder-chat")).call().content(),
+          "done: \"deployed to prod\"");
+      check("boot builder session", asked.size() + " " + asked.get(0).sessionId(), "1 builder-chat");
+    } finally {
+      person.shutdownNow();
+    }
+    System.out.println("spring boot consumer: Boot's ChatClient.Builder offers the tool bean, conversation as session");
+  }
+
   public static void main(String[] args) throws Exception {
     boot();
+    bootBuilder();
     ToolCallback[] callbacks = MethodToolCallbackProvider.builder().toolObjects(new Shop()).build()
         .getToolCallbacks();
     ExecutorService person = Executors.newSingleThreadExecutor();
