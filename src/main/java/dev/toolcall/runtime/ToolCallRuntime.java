@@ -172,7 +172,11 @@ public final class ToolCallRuntime implements AutoCloseable {
    * deadline denies it, once, and a restore (an agent loaded on any instance) brings it back. What {@code
    * AgentDirectory} does with the calls of a suspended turn.
    *
-   * @return whether the call was waiting here and is let go now (false for a call decided meanwhile: it stays)
+   * <p>The store marks the call handed over ({@link SharedCallStore#handOver}), so that the first runtime to sweep
+   * past its deadline denies it as a plain timeout.
+   *
+   * @return whether the call was waiting here and is let go now (false for a call decided meanwhile, or one the store
+   *     could not mark: it stays)
    * @throws IllegalStateException if this runtime has no shared store (nobody else could answer or deny the call)
    */
   public boolean handOff(ToolCall call) {
@@ -181,8 +185,12 @@ public final class ToolCallRuntime implements AutoCloseable {
       throw new IllegalStateException("handOff needs a shared store (Builder.sharedStore): without one nothing would"
           + " answer the call or deny it at its deadline");
     }
+    ToolCallSnapshot s = call.snapshot();
+    if (s.state() != dev.toolcall.ToolCallState.PERMISSION_PENDING || !link.handOver(s)) {
+      return false; // decided meanwhile, or the store could not mark it: it stays here
+    }
     if (!permissions.handOff(call)) {
-      return false;
+      return false; // decided meanwhile: the mark went with the decision's new version
     }
     scheduler.forget(call);
     return true;
