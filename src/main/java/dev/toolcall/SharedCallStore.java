@@ -71,6 +71,30 @@ public interface SharedCallStore extends CallStore {
   List<CallRecord> overdue();
 
   /**
+   * Marks the waiting call {@code waiting} as handed over to the store by its runtime
+   * ({@code ToolCallRuntime.handOff}), if the store still holds that version of it waiting: no runtime holds it or
+   * will deny it at its deadline, so {@link #handedOverPastDeadline} lists it once its deadline has passed (and
+   * {@link #overdue} does not). Not a new version of the call. The default marks nothing (such a store's runtimes do
+   * not hand calls over).
+   *
+   * @return whether it is marked
+   * @throws RuntimeException if the store failed
+   */
+  default boolean handOver(ToolCallSnapshot waiting) {
+    return false;
+  }
+
+  /**
+   * The waiting calls handed over to the store ({@link #handOver}) whose deadline has passed: the first runtime to
+   * sweep denies each, once, as any timeout.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  default List<CallRecord> handedOverPastDeadline() {
+    return List.of();
+  }
+
+  /**
    * Tells {@code listener} of each version any runtime stores, soon after it commits. A version may be told twice or
    * out of order, and a version overtaken by the next, or one this instance stored itself (its runtime holds it), may
    * be left out; the listener reads the call to learn where it is. The listener runs on the store's thread and should

@@ -67,10 +67,14 @@ import org.slf4j.LoggerFactory;
  * suspended turn whose requests are all resolved goes on with the step that loaded it.
  *
  * <h2>What stays in this instance's heap</h2>
- * At most {@link Builder#maxAgents} agents, least recently used first out. Correctness never depends on them when the
- * runtime has a call store ({@link ToolCallRuntime#callStore()}): any may go, and a later step loads it again. Without
- * one (a single process keeping its calls in memory) the agent of a conversation whose turn is under way is kept,
- * since the outcomes of its calls live only there; idle ones may go.
+ * On a runtime with a shared store ({@link ToolCallRuntime#isShared()}), nothing of a turn that ended
+ * {@link TurnResult.Ending#INTERRUPTED}: its agent is let go and its calls are handed over to the store
+ * ({@link ToolCallRuntime#handOff}), where any instance answers them, or denies them at their deadlines, and a later
+ * step loads the turn again. (A turn one of whose calls was approved already, by a partial set of decisions, is kept
+ * as it is: that call must not run before the turn goes on.) Besides, at most {@link Builder#maxAgents} agents of
+ * idle conversations, least recently used first out, and the agents of turns under way that were not handed over;
+ * correctness never depends on the idle ones. Without a shared store every agent of a turn under way is kept, since
+ * the runtime holds its calls.
  *
  * <p>Thread-safe. Steps of different conversations run concurrently.
  */
@@ -172,6 +176,26 @@ public final class AgentDirectory implements AutoCloseable {
   }
 
   /**
+   * Runs a step of the caller's own with the conversation's agent, held as {@link #send} holds it: for an entry point
+   * that must check something against the agent before it changes anything (an endpoint that applies a set of
+   * decisions all or none checks them against {@link Agent#interrupts()} first). {@code step} is called once the
+   * agent is loaded; when loading went on with a turn whose requests were all resolved meanwhile, once that turn has
+   * ended. The conversation is written back when the stage {@code step} returns completes.
+   *
+   * @param step what to do with the agent; a stage it returns failed (or an exception it throws) is this method's
+   *     stage failed the same way, and the agent is still written back as it is
+   * @return the step's result; failed with {@link ConversationBusyException} when another step holds the conversation
+   */
+  public CompletionStage<TurnResult> run(String conversationId,
+      Function<? super Agent, ? extends CompletionStage<TurnResult>> step) {
+    Objects.requireNonNull(step, "step");
+    return step(conversationId, (agent, loaded) -> {
+      CompletionStage<TurnResult> out = step.apply(agent);
+      return Objects.requireNonNull(out, "the step returned null");
+    });
+  }
+
+  /**
    * The conversation as last stored (its messages and state), without taking it; empty when it was never stored.
    *
    * @throws RuntimeException if the store failed
@@ -224,14 +248,20 @@ public final class AgentDirectory implements AutoCloseable {
     Agent[] agent = new Agent[1];
     CompletionStage<TurnResult> run;
     try {
-      run = load(taken, agent).thenCompose(loaded -> action.apply(agent[0], loaded));
+      run = load(taken, agent).thenCompose(loaded -> {
+        try {
+          return action.apply(agent[0], loaded);
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      });
     } catch (RuntimeException e) {
       run = CompletableFuture.failedFuture(e);
     }
     run.whenComplete((r, x) -> {
       renew.cancel(false);
       try {
-        finish(taken, agent[0]);
+        finish(taken, agent[0], r);
       } catch (RuntimeException e) {
         if (x == null) {
           log.warn("conversation {}: the step ended but its snapshot could not be stored (the hold lapses with its"
@@ -260,16 +290,21 @@ public final class AgentDirectory implements AutoCloseable {
     }
   }
 
-  /** Writes the agent back and lets go of the conversation; keeps the agent when the write won. */
-  private void finish(ConversationStore.Taken taken, Agent agent) {
+  /**
+   * Writes the agent back and lets go of the conversation; keeps the agent when the write won, unless its turn is
+   * suspended on a shared store: then its calls are handed over to the store and nothing of the turn stays here.
+   */
+  private void finish(ConversationStore.Taken taken, Agent agent, TurnResult result) {
     String id = taken.conversationId();
     if (agent == null) {
       store.release(taken);
       return;
     }
     boolean stored = store.put(taken, agent.snapshot());
+    boolean handedOff = stored && result != null && result.ending() == TurnResult.Ending.INTERRUPTED
+        && runtime.isShared() && handOff(agent);
     synchronized (held) {
-      if (stored) {
+      if (stored && !handedOff) {
         held.put(id, new Held(agent, taken.revision() + 1));
         trim();
       } else {
@@ -282,13 +317,47 @@ public final class AgentDirectory implements AutoCloseable {
     }
   }
 
-  /** Drops the least recently used agents over the bound that may go; under the lock. */
+  /**
+   * Hands the calls of {@code agent}'s suspended turn over to the store, when every call of it that has not ended
+   * waits for a person (a call approved already is kept: it must not run before the turn goes on).
+   *
+   * @return whether any call was let go: the agent must go too (its turn no longer holds the runtime's calls)
+   */
+  private boolean handOff(Agent agent) {
+    List<ToolCall> waiting = new ArrayList<>();
+    synchronized (agent.lock) {
+      Suspensions.Parked parked = agent.suspensions.parked();
+      if (parked == null) {
+        return false;
+      }
+      Turn t = parked.turn();
+      for (int i = 0; i < t.open.size(); i++) {
+        ToolCall c = t.callOf(i);
+        if (c == null || c.isTerminal()) {
+          continue;
+        }
+        if (c.state() != dev.toolcall.ToolCallState.PERMISSION_PENDING) {
+          return false;
+        }
+        waiting.add(c);
+      }
+    }
+    boolean any = false;
+    for (ToolCall c : waiting) {
+      any |= runtime.handOff(c);
+    }
+    return any;
+  }
+
+  /**
+   * Drops the least recently used agents over the bound that may go, under the lock: those of idle conversations.
+   * The agent of a turn under way that was not handed over (a call of it was approved already, and is held here until
+   * the turn goes on) stays: only it would run that call here.
+   */
   private void trim() {
-    boolean outcomesStored = runtime.callStore().isPresent();
     Iterator<Map.Entry<String, Held>> it = held.entrySet().iterator();
     while (held.size() > maxAgents && it.hasNext()) {
-      Held h = it.next().getValue();
-      if (outcomesStored || !h.agent().conversation().state().isBusy()) {
+      if (!it.next().getValue().agent().conversation().state().isBusy()) {
         it.remove();
       }
     }
@@ -453,8 +522,8 @@ public final class AgentDirectory implements AutoCloseable {
     }
 
     /**
-     * The most agents this instance keeps between steps (default 1,000; 0 keeps none when the runtime has a call
-     * store). See the class description for which may go.
+     * The most agents of idle conversations this instance keeps between steps (default 1,000; 0 keeps none: each
+     * step loads its conversation from the store). See the class description for what else stays.
      *
      * @throws IllegalArgumentException if negative
      */

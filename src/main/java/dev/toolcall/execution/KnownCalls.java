@@ -168,6 +168,22 @@ final class KnownCalls {
     return run != null && run.call == call && run.takeOver();
   }
 
+  /**
+   * Lets go of {@code call} entirely (its id included) when it is the built, not ended call of its reservation: it
+   * was handed over to the store, and may come back into this scheduler by a restore as any call of another runtime.
+   */
+  boolean forget(ToolCall call) {
+    CallKey key = new CallKey(call.sessionId(), call.callId());
+    synchronized (map) {
+      Known k = map.get(key);
+      if (k == null || k.callNow() != call) {
+        return false;
+      }
+      map.remove(key);
+      return true;
+    }
+  }
+
   /** How many ids the window holds (for tests). */
   int size() {
     synchronized (map) {

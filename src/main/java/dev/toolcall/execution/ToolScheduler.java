@@ -279,6 +279,17 @@ public final class ToolScheduler implements AutoCloseable {
   }
 
   /**
+   * Lets go of {@code call}, scheduled here and waiting for a person, whose request the permission service handed
+   * over to the store ({@code ToolCallRuntime.handOff}): it is no longer this scheduler's, and nothing of it is kept
+   * here, its id included; a restore may bring it back. Its batch never runs it here.
+   *
+   * @return whether the call was held here (and is not now)
+   */
+  public boolean forget(ToolCall call) {
+    return known.forget(Objects.requireNonNull(call, "call"));
+  }
+
+  /**
    * Takes over {@code call}, scheduled here, which another runtime sharing the store claimed RUNNING and stopped
    * looking after (its claim's lease expired): as a restore would, an idempotent tool runs again here as the next
    * attempt, and any other call ends FAILED {@link FailureKind#OUTCOME_UNKNOWN}. Does nothing for a call this runtime

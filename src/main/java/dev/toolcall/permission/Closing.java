@@ -64,14 +64,15 @@ final class Closing {
    * Lets go of {@code p} at close when its call could not be cancelled (its store refused): out of both maps, timer
    * cancelled, listeners told; its authorize stage is left as it is, since nothing decided the call here.
    */
-  private void abandon(Pending p) {
+  boolean abandon(Pending p) {
     if (!p.markDone()) {
-      return;
+      return false;
     }
     String id = p.request.requestId();
     svc.byId.remove(id, p);
     svc.requestListeners.resolved(id);
     svc.queue.remove(p);
     p.cancelTimer();
+    return true;
   }
 }

@@ -473,6 +473,24 @@ public final class PermissionService implements AutoCloseable {
   }
 
   /**
+   * Hands the open request of {@code call} over to the shared store, as {@link #handOff()} does for every request,
+   * while the service goes on: it is let go here (out of the queue, its deadline disarmed, its listeners told it is
+   * resolved here) and stays open in the store, where any runtime answers it or denies it at its deadline. A decision
+   * racing with it either wins (the request is not handed over) or finds the request gone here.
+   *
+   * @return whether the request was open here and is handed over now
+   */
+  public boolean handOff(ToolCall call) {
+    Objects.requireNonNull(call, "call");
+    ToolCallSnapshot s = call.snapshot();
+    if (s.state() != ToolCallState.PERMISSION_PENDING) {
+      return false;
+    }
+    Pending p = PermissionRequest.of(s).map(r -> byId.get(r.requestId())).orElse(null);
+    return p != null && p.call == call && closing.abandon(p);
+  }
+
+  /**
    * Cancels the call of every waiting request, releases every waiter, closes its own timer. Later
    * {@link #authorize} calls cancel their call at once. Idempotent.
    */

@@ -229,11 +229,53 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   }
 
   private List<dev.toolcall.CallRecord> readOverdue() throws SQLException {
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT " + Rows.COLUMNS
+    return readRows("SELECT " + Rows.COLUMNS
         + " FROM toolcall_call WHERE state NOT IN " + Rows.ENDED + " AND (state <> 'permission_pending'"
         + " AND lease_until <= now()"
-        + " OR state = 'permission_pending' AND " + Rows.DEADLINE + " < now())"
-        + " ORDER BY seq")) {
+        + " OR state = 'permission_pending' AND " + Rows.DEADLINE + " < now()"
+        + " AND lease_owner IS DISTINCT FROM '" + HANDED_OVER + "')"
+        + " ORDER BY seq");
+  }
+
+  /** The lease owner of a waiting call its runtime handed over to the store ({@link #handOver}): nobody. */
+  static final String HANDED_OVER = "";
+
+  /**
+   * Marks the waiting call {@code s} as handed over (its lease owner is the empty name, no lease), if its row still
+   * holds that version waiting: no runtime will deny it at its deadline by its own timer, so a sweep does as soon as
+   * the deadline has passed. Not a new version: nothing is published.
+   */
+  @Override
+  public boolean handOver(dev.toolcall.ToolCallSnapshot s) {
+    Objects.requireNonNull(s, "s");
+    try (Connection c = Writes.writeConnection(dataSource); PreparedStatement ps = c.prepareStatement(
+        "UPDATE toolcall_call SET lease_owner = '" + HANDED_OVER + "', lease_until = NULL"
+            + " WHERE session_id = ? AND call_id = ? AND version = ? AND state = 'permission_pending'")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      ps.setString(1, Nul.escape(s.identity().sessionId()));
+      ps.setString(2, Nul.escape(s.callId()));
+      ps.setInt(3, s.version());
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new StoreException("handing call " + s.callId() + " over failed: " + e.getMessage(), e,
+          Writes.connectionLost(e));
+    }
+  }
+
+  /** The waiting calls handed over to the store ({@link #handOver}) whose deadline has passed. */
+  @Override
+  public List<dev.toolcall.CallRecord> handedOverPastDeadline() {
+    try {
+      return Writes.retried(timeoutSeconds, () -> readRows("SELECT " + Rows.COLUMNS
+          + " FROM toolcall_call WHERE state = 'permission_pending' AND lease_owner = '" + HANDED_OVER + "' AND "
+          + Rows.DEADLINE + " < now() ORDER BY seq"));
+    } catch (SQLException e) {
+      throw new StoreException("reading the handed-over calls past their deadlines failed: " + e.getMessage(), e);
+    }
+  }
+
+  private List<dev.toolcall.CallRecord> readRows(String sql) throws SQLException {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setQueryTimeout(timeoutSeconds);
       List<dev.toolcall.CallRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {

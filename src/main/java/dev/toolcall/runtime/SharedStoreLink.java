@@ -205,6 +205,9 @@ final class SharedStoreLink implements AutoCloseable {
       for (CallRecord c : overdue) {
         takeOver(c, !recovering);
       }
+      for (CallRecord c : store.handedOverPastDeadline()) {
+        denyHandedOver(c);
+      }
     } catch (RuntimeException e) {
       failed();
       if (!sweepFailed) {
@@ -245,6 +248,34 @@ final class SharedStoreLink implements AutoCloseable {
       runtime.permissions().settle(call); // held here past its deadline: denied now (its timer may have failed)
     } else if (others && s.state() == ToolCallState.RUNNING && s.version() == c.version()) {
       runtime.scheduler().takeOver(call); // does nothing for a call this runtime runs itself
+    }
+  }
+
+  /**
+   * Denies the handed-over call {@code c} past its deadline (no runtime holds it: its turn's runtime let go of it on
+   * purpose), as its own timer would have: a plain timeout, unless this link saw the database fail near the deadline.
+   * One held here (a decision loaded it meanwhile) is settled as any held call.
+   */
+  private void denyHandedOver(CallRecord c) {
+    Optional<ToolCall> held = runtime.scheduler().call(c.sessionId(), c.callId());
+    if (held.isPresent()) {
+      refresh(held.get());
+      runtime.permissions().settle(held.get());
+      return;
+    }
+    Instant failed = lastFailure;
+    String why = failed != null && c.permission() != null
+        && !failed.isBefore(c.permission().deadline().minus(sweepEvery)) ? "the database was unreachable" : null;
+    RuntimeRestore.adopting(runtime, clock, ticker, why).restore(RuntimeSnapshot.ofCalls(clock.instant(), List.of(c)));
+  }
+
+  /** Marks {@code waiting} handed over in the store ({@link SharedCallStore#handOver}); false if it was not. */
+  boolean handOver(ToolCallSnapshot waiting) {
+    try {
+      return store.handOver(waiting);
+    } catch (RuntimeException e) {
+      failed();
+      return false;
     }
   }
 

@@ -165,6 +165,43 @@ public final class ToolCallRuntime implements AutoCloseable {
   }
 
   /**
+   * Lets go of {@code call}, which waits for a person, so that this runtime's heap holds nothing of it: its request is
+   * handed over to the shared store ({@link PermissionService#handOff(ToolCall)}: out of the queue, its deadline timer
+   * disarmed) and the scheduler forgets it ({@link ToolScheduler#forget}). It stays open in the store: a decision on any
+   * runtime answers it (the deciding runtime loads it by its request id), the first runtime to sweep past its
+   * deadline denies it, once, and a restore (an agent loaded on any instance) brings it back. What {@code
+   * AgentDirectory} does with the calls of a suspended turn.
+   *
+   * <p>The store marks the call handed over ({@link SharedCallStore#handOver}), so that the first runtime to sweep
+   * past its deadline denies it as a plain timeout.
+   *
+   * @return whether the call was waiting here and is let go now (false for a call decided meanwhile, or one the store
+   *     could not mark: it stays)
+   * @throws IllegalStateException if this runtime has no shared store (nobody else could answer or deny the call)
+   */
+  public boolean handOff(ToolCall call) {
+    Objects.requireNonNull(call, "call");
+    if (link == null) {
+      throw new IllegalStateException("handOff needs a shared store (Builder.sharedStore): without one nothing would"
+          + " answer the call or deny it at its deadline");
+    }
+    ToolCallSnapshot s = call.snapshot();
+    if (s.state() != dev.toolcall.ToolCallState.PERMISSION_PENDING || !link.handOver(s)) {
+      return false; // decided meanwhile, or the store could not mark it: it stays here
+    }
+    if (!permissions.handOff(call)) {
+      return false; // decided meanwhile: the mark went with the decision's new version
+    }
+    scheduler.forget(call);
+    return true;
+  }
+
+  /** Whether this runtime shares its call store with other runtimes ({@link Builder#sharedStore}). */
+  public boolean isShared() {
+    return link != null;
+  }
+
+  /**
    * The durable state of this runtime now: every call that has not ended (in the order they were scheduled), the
    * request each waiting call waits on with its absolute deadline, and the session grants. Each call is read once, so
    * calls changing meanwhile are captured at some version each; take it when the runtime is quiet (before a planned

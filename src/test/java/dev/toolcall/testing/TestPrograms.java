@@ -30,6 +30,8 @@ public final class TestPrograms {
   public static final String CHROMEDRIVER = "TOOLCALL_CHROMEDRIVER";
   /** The variable naming Node's executable. */
   public static final String NODE = "TOOLCALL_NODE";
+  /** The variable naming nginx's executable. */
+  public static final String NGINX = "TOOLCALL_NGINX";
   /** The variable naming the folder the AG-UI client is installed in (its {@code node_modules}'s parent). */
   public static final String AGUI_CLIENT_DIR = "AGUI_CLIENT_DIR";
 
@@ -83,6 +85,13 @@ public final class TestPrograms {
   public static Path chromedriver() {
     return program(System.getenv(), CHROMEDRIVER, List.of("chromedriver"), "chromedriver",
         "Debian: apt-get install -y chromium chromium-driver");
+  }
+
+  /** nginx's executable (the multi-instance tests put it in front of three instances). */
+  public static Path nginx() {
+    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+    env.merge("PATH", "/usr/sbin", (a, b) -> a + java.io.File.pathSeparator + b); // Debian installs it there
+    return program(env, NGINX, List.of("nginx"), "nginx", "Debian: apt-get install -y nginx-light");
   }
 
   /** Node's executable. */

@@ -1,0 +1,130 @@
+// Drives three instances behind nginx with the official AG-UI client (@ag-ui/client), only through nginx, so that
+// consecutive runs of one thread land on different instances. Run by dev.toolcall.postgres.ClusterTest: NODE_PATH
+// points at the installed client, CLUSTER_URL at nginx's /agui, CLUSTER_TOKEN is the credential, CLUSTER_TURNS how
+// many conversations, CLUSTER_CONCURRENCY how many at once, CLUSTER_PAUSE_FILE a file whose presence holds new turns
+// back (the test creates it while it kills an instance or stops the database, to keep some turns mid-flight).
+// Each conversation: a user message asks for one call; the run ends with an interrupt; the client answers it
+// (approve, deny with a reason, approve with edited arguments, or lets the deadline pass) in a later run; the turn's
+// answer says what the model was told. A run that fails (an instance killed, the database down, the conversation busy
+// on another instance) is tried again, as a client that reconnects does: a run with no new message and no resume
+// announces the open requests again, or ends with a MESSAGES_SNAPSHOT when the turn went on meanwhile.
+// Prints one JSON line with the outcome of every conversation and the timings, then 'N passed, N failed'.
+'use strict';
+const { HttpAgent, isInterruptExpired } = require('@ag-ui/client');
+const fs = require('node:fs');
+
+const url = process.env.CLUSTER_URL;
+const token = process.env.CLUSTER_TOKEN;
+const turns = Number(process.env.CLUSTER_TURNS || 40);
+const concurrency = Number(process.env.CLUSTER_CONCURRENCY || 6);
+const pauseFile = process.env.CLUSTER_PAUSE_FILE;
+const scenarios = ['approve', 'deny', 'edit', 'approve', 'timeout'];
+const sleep = ms => new Promise(res => setTimeout(res, ms));
+
+async function run(a, params) {
+  const events = [];
+  let finished;
+  let error;
+  await a.runAgent(params, {
+    onEvent({ event }) { events.push(event); },
+    onRunFinishedEvent(p) { finished = p; },
+    onRunErrorEvent({ event }) { error = event; },
+  });
+  return { events, finished, error };
+}
+
+/** Runs until a run finishes (interrupt or success), trying again after failures; counts the retries. */
+async function settle(a, params, stats) {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 400) { throw new Error('no run finished after 400 attempts'); }
+    try {
+      const r = await run(a, attempt === 0 ? params : {});
+      if (r.finished) { return r; }
+      stats.retries++;
+    } catch (e) {
+      stats.retries++;
+    }
+    await sleep(150 + Math.random() * 150);
+  }
+}
+
+function answerOf(r, a) {
+  const text = r.events.filter(e => e.type === 'TEXT_MESSAGE_CONTENT').map(e => e.delta).join('');
+  if (text) { return text; }
+  const snap = r.events.filter(e => e.type === 'MESSAGES_SNAPSHOT').pop();
+  const messages = snap ? snap.messages : a.messages;
+  const last = messages.filter(m => m.role === 'assistant' && typeof m.content === 'string' && m.content).pop();
+  return last ? last.content : '';
+}
+
+async function conversation(n, stats) {
+  const scenario = scenarios[n % scenarios.length];
+  const threadId = 'cluster-' + n;
+  const a = new HttpAgent({ url, threadId, headers: { Authorization: 'Bearer ' + token } });
+  a.addMessage({ id: 'u-' + n, role: 'user', content: 'deploy t' + n });
+  let r = await settle(a, {}, stats);
+  const out = { n, scenario, threadId };
+  for (let round = 0; r.finished.outcome === 'interrupt'; round++) {
+    if (round > 200) { throw new Error(threadId + ': still interrupted after 200 rounds'); }
+    const i = r.finished.interrupts[0];
+    let resume;
+    if (scenario === 'timeout') {
+      while (!isInterruptExpired(i)) { await sleep(100); }
+      await sleep(300);
+      resume = []; // a reconnect: the deadline denied it, the turn goes on
+    } else if (scenario === 'deny') {
+      resume = [{ interruptId: i.id, status: 'resolved', payload: { decision: 'deny', reason: 'not t' + n } }];
+    } else if (scenario === 'edit') {
+      resume = [{ interruptId: i.id, status: 'resolved', payload: { decision: 'approve_once',
+        arguments: { command: 'deploy t' + n + '-edited' }, argumentsVersion: i.metadata.argumentsVersion } }];
+    } else {
+      resume = [{ interruptId: i.id, status: 'resolved', payload: { decision: 'approve_once' } }];
+    }
+    const started = Date.now();
+    r = await settle(a, resume.length ? { resume } : {}, stats);
+    if (round === 0 && scenario !== 'timeout') {
+      const result = r.events.find(e => e.type === 'TOOL_CALL_RESULT');
+      if (result) { stats.decisionToResult.push(Date.now() - started); }
+    }
+  }
+  out.answer = answerOf(r, a);
+  return out;
+}
+
+async function main() {
+  const stats = { retries: 0, decisionToResult: [] };
+  const results = [];
+  const t0 = Date.now();
+  let next = 0;
+  async function worker() {
+    while (next < turns) {
+      while (pauseFile && fs.existsSync(pauseFile)) { await sleep(100); }
+      const n = next++;
+      try {
+        results.push(await conversation(n, stats));
+      } catch (e) {
+        results.push({ n, error: String(e && e.stack || e) });
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (Date.now() - t0) / 1000;
+  const sorted = stats.decisionToResult.slice().sort((x, y) => x - y);
+  const pct = p => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
+  let failed = 0;
+  for (const r of results) {
+    const want = r.scenario === 'approve' ? r.answer === 'done: [ran deploy t' + r.n + ']'
+      : r.scenario === 'edit' ? r.answer === 'done: [ran deploy t' + r.n + '-edited]'
+      : r.scenario === 'deny' ? typeof r.answer === 'string' && r.answer.includes('not t' + r.n)
+      : typeof r.answer === 'string' && r.answer.includes('in time');
+    r.ok = !r.error && want;
+    if (!r.ok) { failed++; }
+  }
+  console.log(JSON.stringify({ turns: results.length, seconds, turnsPerSecond: results.length / seconds,
+    retries: stats.retries, decisionToResultMs: { p50: pct(0.5), p99: pct(0.99), n: sorted.length },
+    failures: results.filter(r => !r.ok) }));
+  console.log((results.length - failed) + ' passed, ' + failed + ' failed');
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch(e => { console.error(e && e.stack || e); console.log('0 passed, 1 failed'); process.exit(1); });
