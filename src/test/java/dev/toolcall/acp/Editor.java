@@ -22,24 +22,33 @@ import java.util.function.Predicate;
  * or JSON-RPC messages to it, and reads what it writes. Each wait is bounded (10 seconds) and fails the test when
  * nothing comes.
  */
-final class Editor implements AutoCloseable {
+public final class Editor implements AutoCloseable {
   private final PipedOutputStream toAgent = new PipedOutputStream();
   private final Thread serving;
   private final Thread reading;
   private final BlockingQueue<JsonNode> inbox = new LinkedBlockingQueue<>();
   /** Every message the agent wrote, in order, as read so far by {@link #next}. */
-  final List<JsonNode> seen = new ArrayList<>();
+  public final List<JsonNode> seen = new ArrayList<>();
   private int ids = 100;
 
-  Editor(AcpAgent acp) throws IOException {
+  /** How the agent is served: {@code AcpAgent::serve}, or a program's own main loop. */
+  public interface Serving {
+    void serve(java.io.InputStream in, java.io.OutputStream out) throws Exception;
+  }
+
+  public Editor(AcpAgent acp) throws IOException {
+    this(acp::serve);
+  }
+
+  public Editor(Serving serve) throws IOException {
     PipedInputStream agentIn = new PipedInputStream(toAgent, 1 << 16);
     PipedOutputStream agentOut = new PipedOutputStream();
     PipedInputStream fromAgent = new PipedInputStream(agentOut, 1 << 16);
     serving = new Thread(() -> {
       try {
-        acp.serve(agentIn, agentOut);
+        serve.serve(agentIn, agentOut);
         agentOut.close();
-      } catch (IOException e) {
+      } catch (Exception e) {
         // the test closed the pipe
       }
     }, "test-acp-serve");
@@ -59,13 +68,13 @@ final class Editor implements AutoCloseable {
   }
 
   /** Sends one raw line. */
-  void line(String text) throws IOException {
+  public void line(String text) throws IOException {
     toAgent.write((text + "\n").getBytes(StandardCharsets.UTF_8));
     toAgent.flush();
   }
 
   /** Sends a request; returns its id. */
-  int request(String method, Object params) throws IOException {
+  public int request(String method, Object params) throws IOException {
     int id = ++ids;
     ObjectNode m = Connection.JSON.createObjectNode().put("jsonrpc", "2.0").put("id", id).put("method", method);
     m.set("params", Connection.JSON.valueToTree(params));
@@ -74,14 +83,14 @@ final class Editor implements AutoCloseable {
   }
 
   /** Sends a notification. */
-  void notify(String method, Object params) throws IOException {
+  public void notify(String method, Object params) throws IOException {
     ObjectNode m = Connection.JSON.createObjectNode().put("jsonrpc", "2.0").put("method", method);
     m.set("params", Connection.JSON.valueToTree(params));
     line(m.toString());
   }
 
   /** Answers the agent's request {@code id} with {@code result}. */
-  void answer(JsonNode id, Object result) throws IOException {
+  public void answer(JsonNode id, Object result) throws IOException {
     ObjectNode m = Connection.JSON.createObjectNode().put("jsonrpc", "2.0");
     m.set("id", id);
     m.set("result", Connection.JSON.valueToTree(result));
@@ -89,7 +98,7 @@ final class Editor implements AutoCloseable {
   }
 
   /** The next message the agent wrote. */
-  JsonNode next() throws InterruptedException {
+  public JsonNode next() throws InterruptedException {
     JsonNode m = inbox.poll(10, TimeUnit.SECONDS);
     assertThat(m).as("a message from the agent within 10 s; so far: %s", seen).isNotNull();
     seen.add(m);
@@ -97,7 +106,7 @@ final class Editor implements AutoCloseable {
   }
 
   /** Reads until a message matches; returns it. */
-  JsonNode until(Predicate<JsonNode> which) throws InterruptedException {
+  public JsonNode until(Predicate<JsonNode> which) throws InterruptedException {
     while (true) {
       JsonNode m = next();
       if (which.test(m)) {
@@ -107,17 +116,17 @@ final class Editor implements AutoCloseable {
   }
 
   /** Reads until the response to {@code id}. */
-  JsonNode response(int id) throws InterruptedException {
+  public JsonNode response(int id) throws InterruptedException {
     return until(m -> !m.has("method") && m.path("id").asInt(-1) == id);
   }
 
   /** Reads until the agent's request {@code method}. */
-  JsonNode agentRequest(String method) throws InterruptedException {
+  public JsonNode agentRequest(String method) throws InterruptedException {
     return until(m -> m.path("method").asText().equals(method) && m.has("id"));
   }
 
   /** Whether the agent wrote nothing more within {@code millis} (for "nothing else came" checks after a sync point). */
-  boolean quiet(long millis) throws InterruptedException {
+  public boolean quiet(long millis) throws InterruptedException {
     JsonNode m = inbox.poll(millis, TimeUnit.MILLISECONDS);
     if (m != null) {
       seen.add(m);
@@ -126,7 +135,7 @@ final class Editor implements AutoCloseable {
   }
 
   /** The session updates seen so far, of {@code kind}. */
-  List<JsonNode> updates(String kind) {
+  public List<JsonNode> updates(String kind) {
     return seen.stream().filter(m -> m.path("method").asText().equals("session/update")
         && m.path("params").path("update").path("sessionUpdate").asText().equals(kind))
         .map(m -> m.path("params").path("update")).toList();
