@@ -53,7 +53,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * OpenTelemetry span tree at the end, {@code --mcp} starts an MCP server ({@link DemoMcpServer}, a child JVM) whose
  * tools join the turn in the same timeline, {@code --web} starts the approval page ({@code ApprovalServer}) and shows
  * its URL (on a terminal in the live display's footer, so no repaint draws over it): the approvals are answered in
- * the browser, not at the prompt. Esc or Ctrl-C cancels the turn: every call
+ * the browser, not at the prompt; {@code --acp} serves the agent to an editor over the Agent Client Protocol on stdio
+ * ({@link DemoAcp}) instead of running the terminal demo. Esc or Ctrl-C cancels the turn: every call
  * still ends in a terminal state and the timeline is printed.
  *
  * <p>On a terminal, keys are read one at a time ({@link Tty}) and the list of calls, the streaming model text, the
@@ -123,7 +124,7 @@ public final class Demo {
           case "--pace" -> pace = new Pace(Double.parseDouble(value(args, ++i, "--pace")));
           case "--deploy-timeout-ms" -> deploy = Duration.ofMillis(Long.parseLong(value(args, ++i, args[i - 1])));
           default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-              + "'; expected --auto, --trace, --mcp, --web, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
+              + "'; expected --auto, --trace, --mcp, --web, --acp, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
         }
       }
       return new Options(auto, theme, pace, deploy != null ? deploy : Duration.ofMillis(Math.max(300,
@@ -152,11 +153,17 @@ public final class Demo {
 
   public static void main(String[] args) throws Exception {
     Options options;
+    boolean acp = java.util.Arrays.asList(args).contains("--acp");
     try {
-      options = Options.parse(args);
+      options = Options.parse(java.util.Arrays.stream(args).filter(a -> !a.equals("--acp")).toArray(String[]::new));
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);
+      return;
+    }
+    if (acp) { // an ACP agent on stdio (DemoAcp): an editor starts the demo and talks to it
+      DemoAcp.serve(options, System.in, System.out);
+      System.exit(0);
       return;
     }
     boolean ansi = TerminalRenderer.detectAnsi();

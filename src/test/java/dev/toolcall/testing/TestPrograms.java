@@ -34,6 +34,8 @@ public final class TestPrograms {
   public static final String NGINX = "TOOLCALL_NGINX";
   /** The variable naming the folder the AG-UI client is installed in (its {@code node_modules}'s parent). */
   public static final String AGUI_CLIENT_DIR = "AGUI_CLIENT_DIR";
+  /** The variable naming the folder the ACP client SDK is installed in (its {@code node_modules}'s parent). */
+  public static final String ACP_CLIENT_DIR = "ACP_CLIENT_DIR";
 
   private static final String SETUP = "run `bash .ci/ensure-test-programs.sh` (what `mvn verify` runs first: it "
       + "installs Debian's packages when they are missing)";
@@ -116,6 +118,19 @@ public final class TestPrograms {
           + " (npm install @ag-ui/client@1.0.0 in that folder)");
     }
     return modules;
+  }
+
+  /** The folder of the ACP client SDK: {@code $ACP_CLIENT_DIR}, else {@code ~/.cache/toolcall/acp-client}. */
+  public static Path acpClientDir() {
+    String dir = System.getenv(ACP_CLIENT_DIR);
+    Path d = dir != null && !dir.isBlank() ? Path.of(dir)
+        : Path.of(System.getProperty("user.home"), ".cache", "toolcall", "acp-client");
+    if (!Files.isRegularFile(d.resolve("node_modules/@agentclientprotocol/sdk/package.json"))) {
+      throw new IllegalStateException("the ACP client SDK (@agentclientprotocol/sdk) is not installed in " + d
+          + "/node_modules: set " + ACP_CLIENT_DIR + " to the folder whose node_modules holds it, or " + SETUP
+          + " (bash .ci/ensure-acp-client.sh)");
+    }
+    return d;
   }
 
   static Path program(Map<String, String> env, String variable, List<String> names, String what, String install) {
