@@ -172,10 +172,10 @@ public final class AgentDirectory implements AutoCloseable {
    *     a step of another instance holds the conversation (a turn running there: abort it there)
    */
   public CompletionStage<Void> abort(String conversationId) {
-    Running r = running.get(Objects.requireNonNull(conversationId, "conversationId"));
-    if (r != null) {
-      r.agent().abort();
-      return r.done().handle((x, e) -> null);
+    Running here = running.get(Objects.requireNonNull(conversationId, "conversationId"));
+    if (here != null) {
+      here.agent().abort();
+      return here.done().handle((x, e) -> null);
     }
     return step(conversationId, (agent, loaded) -> {
       agent.abort();
