@@ -313,10 +313,10 @@ public final class A2aServer implements AutoCloseable {
             tasks.unwatch(w);
             w = tasks.watch(t.contextId());
           }
-          if (!params.path("configuration").path("returnImmediately").asBoolean(false)
-              && !params.path("configuration").path("blocking").isBoolean()
-              || params.path("configuration").path("blocking").asBoolean(true)
-              && !params.path("configuration").path("returnImmediately").asBoolean(false)) {
+          JsonNode cfg = params.path("configuration");
+          boolean immediately = cfg.path("returnImmediately").asBoolean(false)
+              || (cfg.path("blocking").isBoolean() && !cfg.path("blocking").asBoolean()); // 0.3 says blocking
+          if (!immediately) {
             t = tasks.await(w, t, config.maxWait, null);
           }
           int historyLength = params.path("configuration").path("historyLength").asInt(-1);

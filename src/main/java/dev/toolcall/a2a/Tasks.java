@@ -591,8 +591,7 @@ final class Tasks implements AutoCloseable {
       StoredTask seen = null;
       if (o instanceof StoredTask s && s.taskId().equals(from.taskId())) {
         seen = s;
-      } else if (o instanceof ToolCallEvent e && sink != null && last.state() == TaskState.WORKING
-          && runningHere.containsKey(from.taskId())) {
+      } else if (o instanceof ToolCallEvent e && sink != null && last.state() == TaskState.WORKING) {
         sink.event(callUpdate(from, e));
       }
       long now = System.nanoTime();
