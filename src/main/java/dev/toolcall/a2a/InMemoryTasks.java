@@ -45,7 +45,7 @@ final class InMemoryTasks implements TaskStore {
 
   @Override
   public boolean replace(StoredTask current, StoredTask next) {
-    TaskStore.requireSuccessor(current, next);
+    requireSuccessor(current, next);
     synchronized (tasks) {
       StoredTask now = tasks.get(current.taskId());
       if (now == null || now.version() != current.version()) {
@@ -53,6 +53,16 @@ final class InMemoryTasks implements TaskStore {
       }
       tasks.put(next.taskId(), next);
       return true;
+    }
+  }
+
+  /** Checks what {@link TaskStore#replace} requires (both stores). */
+  static void requireSuccessor(StoredTask current, StoredTask next) {
+    Objects.requireNonNull(current, "current");
+    Objects.requireNonNull(next, "next");
+    if (!next.taskId().equals(current.taskId()) || next.version() != current.version() + 1) {
+      throw new IllegalArgumentException("next must be task " + current.taskId() + " at version "
+          + (current.version() + 1) + ", was " + next.taskId() + " at " + next.version());
     }
   }
 

@@ -70,7 +70,7 @@ final class JdbcTasks implements TaskStore {
 
   @Override
   public boolean replace(StoredTask current, StoredTask next) {
-    TaskStore.requireSuccessor(current, next);
+    InMemoryTasks.requireSuccessor(current, next);
     try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement(
         "UPDATE toolcall_a2a_task SET version = ?, state = ?, body = ?, updated_at = ?"
             + " WHERE task_id = ? AND version = ?")) {

@@ -58,14 +58,4 @@ public interface TaskStore {
   static TaskStore jdbc(DataSource dataSource) {
     return new JdbcTasks(Objects.requireNonNull(dataSource, "dataSource"));
   }
-
-  /** Checks what {@link #replace} requires. */
-  static void requireSuccessor(StoredTask current, StoredTask next) {
-    Objects.requireNonNull(current, "current");
-    Objects.requireNonNull(next, "next");
-    if (!next.taskId().equals(current.taskId()) || next.version() != current.version() + 1) {
-      throw new IllegalArgumentException("next must be task " + current.taskId() + " at version "
-          + (current.version() + 1) + ", was " + next.taskId() + " at " + next.version());
-    }
-  }
 }
