@@ -110,7 +110,7 @@ public final class A2aFixtures {
   }
 
   /** The A2A client's {@code node_modules}: {@code $A2A_CLIENT_DIR}, else {@code ~/.cache/toolcall/a2a-client}. */
-  static Path clientModules() {
+  public static Path clientModules() {
     String dir = System.getenv(A2A_CLIENT_DIR);
     Path base = dir != null && !dir.isBlank() ? Path.of(dir)
         : Path.of(System.getProperty("user.home"), ".cache", "toolcall", "a2a-client");
