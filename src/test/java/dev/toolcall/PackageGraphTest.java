@@ -50,7 +50,7 @@ class PackageGraphTest {
       List.of("runtime"),
       List.of("conversation", "presentation"),
       List.of("wire"),
-      List.of("postgres", "otel", "micrometer", "langchain4j", "springai", "mcp", "agui", "acp"));
+      List.of("postgres", "otel", "micrometer", "langchain4j", "springai", "mcp", "agui", "acp", "a2a"));
 
   private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
   private static final Pattern REFERENCE = Pattern.compile("\\bdev\\.toolcall((?:\\.[a-z][a-z0-9]*)*)\\.[A-Z]");

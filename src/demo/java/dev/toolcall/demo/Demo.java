@@ -124,7 +124,8 @@ public final class Demo {
           case "--pace" -> pace = new Pace(Double.parseDouble(value(args, ++i, "--pace")));
           case "--deploy-timeout-ms" -> deploy = Duration.ofMillis(Long.parseLong(value(args, ++i, args[i - 1])));
           default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-              + "'; expected --auto, --trace, --mcp, --web, --acp, --theme emoji|compact, --pace FACTOR, --deploy-timeout-ms MS");
+              + "'; expected --auto, --trace, --mcp, --web, --acp, --theme emoji|compact, --pace FACTOR,"
+              + " --deploy-timeout-ms MS (or --a2a first)");
         }
       }
       return new Options(auto, theme, pace, deploy != null ? deploy : Duration.ofMillis(Math.max(300,
@@ -152,6 +153,10 @@ public final class Demo {
   record Io(InputStream in, PrintStream out, boolean ansi, boolean rawKeys, int columns, int rows) {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("--a2a")) { // serve the agent over A2A instead (DemoA2a)
+      DemoA2a.serve(args, System.in, System.out);
+      return;
+    }
     Options options;
     boolean acp = java.util.Arrays.asList(args).contains("--acp");
     try {

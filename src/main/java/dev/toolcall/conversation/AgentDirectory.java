@@ -90,8 +90,13 @@ public final class AgentDirectory implements AutoCloseable {
   /** The agents this instance holds, by conversation id, each with the revision its last put stored; access order. */
   private final LinkedHashMap<String, Held> held = new LinkedHashMap<>(16, 0.75f, true);
   private final ScheduledExecutorService renewals;
+  /** The agents of the steps running on this instance now, by conversation id (for {@link #abort}). */
+  private final java.util.concurrent.ConcurrentHashMap<String, Running> running =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private record Held(Agent agent, long revision) {}
+
+  private record Running(Agent agent, CompletableFuture<TurnResult> done) {}
 
   private AgentDirectory(Builder b) {
     this.runtime = b.runtime;
@@ -163,12 +168,19 @@ public final class AgentDirectory implements AutoCloseable {
 
   /**
    * Aborts the conversation's turn, as {@link Agent#abort} does: its open requests are cancelled and every call of it
-   * gets its result message; the conversation is idle afterwards.
+   * gets its result message; the conversation is idle afterwards. A turn that a step of this instance is running
+   * (a {@link #send} or {@link #resumeWith} not yet ended) is aborted in place: that step's stage completes
+   * {@link TurnResult.Ending#ABORTED} and stores the conversation.
    *
    * @return completes once the aborted conversation is stored; failed with {@link ConversationBusyException} when
-   *     another step holds the conversation (a turn running on another instance: abort it there)
+   *     a step of another instance holds the conversation (a turn running there: abort it there)
    */
   public CompletionStage<Void> abort(String conversationId) {
+    Running here = running.get(Objects.requireNonNull(conversationId, "conversationId"));
+    if (here != null) {
+      here.agent().abort();
+      return here.done().handle((x, e) -> null);
+    }
     return step(conversationId, (agent, loaded) -> {
       agent.abort();
       return CompletableFuture.completedFuture(loaded);
@@ -247,8 +259,14 @@ public final class AgentDirectory implements AutoCloseable {
     CompletableFuture<TurnResult> out = new CompletableFuture<>();
     Agent[] agent = new Agent[1];
     CompletionStage<TurnResult> run;
+    Running mine = null;
     try {
-      run = load(taken, agent).thenCompose(loaded -> {
+      CompletionStage<TurnResult> loading = load(taken, agent);
+      if (agent[0] != null) {
+        mine = new Running(agent[0], out);
+        running.put(conversationId, mine);
+      }
+      run = loading.thenCompose(loaded -> {
         try {
           return action.apply(agent[0], loaded);
         } catch (RuntimeException e) {
@@ -258,7 +276,11 @@ public final class AgentDirectory implements AutoCloseable {
     } catch (RuntimeException e) {
       run = CompletableFuture.failedFuture(e);
     }
+    Running registered = mine;
     run.whenComplete((r, x) -> {
+      if (registered != null) {
+        running.remove(conversationId, registered);
+      }
       renew.cancel(false);
       try {
         finish(taken, agent[0], r);

@@ -148,6 +148,26 @@ class AgentDirectoryTest {
     }
   }
 
+  /** A turn that a step of this instance runs is aborted in place (it was refused busy before). */
+  @Test
+  void abortStopsTheTurnAStepOfThisInstanceRuns() throws Exception {
+    ScriptedModel model = new ScriptedModel();
+    CompletableFuture<ModelResponse> held = model.thenHold();
+    ConversationStore store = ConversationStore.inMemory();
+    try (ToolCallRuntime runtime = ToolCallRuntime.builder().tools(shell).build();
+        AgentDirectory dir = AgentDirectory.builder(runtime, store, id -> Agent.builder(model, runtime)).build()) {
+      CompletableFuture<TurnResult> turn = dir.send("c5", "one").toCompletableFuture();
+      dir.abort("c5").toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(turn.get(10, TimeUnit.SECONDS).ending()).isEqualTo(TurnResult.Ending.ABORTED);
+      ConversationStore.Stored stored = store.read("c5").orElseThrow();
+      assertThat(stored.held()).isFalse();
+      assertThat(stored.snapshot().orElseThrow().conversation().state()).isEqualTo(ConversationState.IDLE);
+      held.complete(ModelResponse.text("late"));
+      assertThat(dir.send("c5", "two").toCompletableFuture().get(10, TimeUnit.SECONDS).text())
+          .isEqualTo("script exhausted");
+    }
+  }
+
   @Test
   void takeChecksItsArguments() {
     ConversationStore store = ConversationStore.inMemory();
