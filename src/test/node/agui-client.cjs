@@ -121,6 +121,33 @@ async function main() {
       payload: { decision: 'approve_once', arguments: { command: 'echo s2 edited' } } }] });
     check(resultOf(again) === 'ran: echo s2 edited', 'suspend-edit: the edited arguments ran: ' + resultOf(again));
   }
+  { // one response with two requests: both are in the interrupt; a resume that approves the first and carries a
+    // malformed entry for the second ends in RUN_ERROR and decides nothing, so the same answers given properly work
+    const a = agent(url, 'pair');
+    say(a, 'please run echo p');
+    const r = await run(a, {});
+    check(r.finished && r.finished.outcome === 'interrupt' && r.finished.interrupts.length === 2,
+      'pair: both requests are in the interrupt: ' + JSON.stringify(r.finished && r.finished.interrupts));
+    const [ia, ib] = r.finished.interrupts;
+    for (const badPayload of [{ decision: 'deny', reason: 'x'.repeat(2001) }, { decision: 'approve_once', arguments: 7 }]) {
+      let bad;
+      try {
+        bad = await run(a, { resume: [
+          { interruptId: ia.id, status: 'resolved', payload: { decision: 'approve_once' } },
+          { interruptId: ib.id, status: 'resolved', payload: badPayload }] });
+      } catch (e) { bad = { thrown: e }; }
+      check(bad.error && bad.error.code === 'bad_request', 'pair: the malformed resume is a RUN_ERROR: '
+        + JSON.stringify(bad.error || String(bad.thrown)));
+      check(!bad.events || !bad.events.some(e => e.type === 'TOOL_CALL_RESULT'), 'pair: nothing ran or was denied');
+    }
+    const ok = await run(a, { resume: [
+      { interruptId: ia.id, status: 'resolved', payload: { decision: 'approve_once' } },
+      { interruptId: ib.id, status: 'resolved', payload: { decision: 'deny', reason: 'not that one' } }] });
+    const results = ok.events.filter(e => e.type === 'TOOL_CALL_RESULT').map(e => e.content);
+    check(ok.finished && ok.finished.outcome === 'success', 'pair: the proper answers went on: ' + ok.types.join(','));
+    check(results.length === 2 && results.includes('ran: echo p 1') && results.some(c => c.includes('not that one')),
+      'pair: the first ran, the second was denied: ' + JSON.stringify(results));
+  }
   console.log(checks + ' passed, 0 failed');
 }
 

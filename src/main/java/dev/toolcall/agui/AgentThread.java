@@ -1,5 +1,6 @@
 package dev.toolcall.agui;
 
+import dev.toolcall.ConversationState;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.TurnResult;
@@ -28,12 +29,16 @@ final class AgentThread {
   final Set<String> started = new HashSet<>();
   final Set<String> argsSent = new HashSet<>();
   final Set<String> ended = new HashSet<>();
+  // The ids of the permission requests this thread's calls made (a resume may cancel one that already ended).
+  final Set<String> requests = new HashSet<>();
+  // The conversation's state as its events arrived on this queue, in order with the calls' events.
+  ConversationState conversation;
+  // The turn this thread drives (the future its TurnEnd carries); null when none.
   volatile CompletableFuture<TurnResult> turn;
-  // A turn of a suspending agent (Agent.Builder.suspendOnApproval) that ended INTERRUPTED: resumed by resumeWith.
-  volatile boolean suspended;
 
   AgentThread(String id, Agent agent) {
     this.id = id;
     this.agent = Objects.requireNonNull(agent, "agents returned null for thread " + id);
+    this.conversation = agent.conversation().state();
   }
 }

@@ -8,7 +8,12 @@ import dev.toolcall.Outcome;
 import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
+import dev.toolcall.ConversationState;
 import dev.toolcall.conversation.Agent;
+import dev.toolcall.conversation.Interrupt;
+import dev.toolcall.event.ConversationEvent;
+import dev.toolcall.permission.Decision;
+import dev.toolcall.permission.DecisionKind;
 import dev.toolcall.conversation.TurnResult;
 import dev.toolcall.event.Event;
 import dev.toolcall.event.EventListener;
@@ -19,6 +24,7 @@ import dev.toolcall.wire.SessionAccess;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,7 +52,9 @@ import java.util.function.Function;
  * <ul>
  *   <li>the turn's answer as {@code TEXT_MESSAGE_START} / {@code TEXT_MESSAGE_CONTENT} / {@code TEXT_MESSAGE_END},
  *       then {@code RUN_FINISHED} with outcome {@code success};</li>
- *   <li>when every open call of the turn waits for a person: per request a legacy {@code CUSTOM} event named
+ *   <li>once the model's response is complete and every call of it waits for a person, is approved and held, or has
+ *       ended (for an agent that suspends: once its turn ended {@code INTERRUPTED}, never on the calls' events
+ *       alone): per open request of the response a legacy {@code CUSTOM} event named
  *       {@code on_interrupt} (its {@code value} is the interrupt as a JSON string), then {@code RUN_FINISHED} with
  *       outcome {@code {type: "interrupt", interrupts: [{id, reason: "tool_call", message, toolCallId,
  *       responseSchema, expiresAt, metadata}]}}; the interrupt's id is the permission request's id;</li>
@@ -80,7 +88,9 @@ import java.util.function.Function;
  *
  * <h2>Failures</h2>
  * What the caller did wrong is a {@link RefusedException} thrown before any frame is written (its status and code
- * say what to answer). Once {@code RUN_STARTED} is written every failure is a frame: a resume entry that cannot be
+ * say what to answer): input that is not JSON, has a key twice in one object, or is not the documented shape
+ * ({@code threadId} and {@code runId} non-blank strings, {@code messages} and {@code resume} arrays,
+ * {@code forwardedProps} an object, ...) is 400 naming the field, before the credential is checked. Once {@code RUN_STARTED} is written every failure is a frame: a resume entry that cannot be
  * applied, a turn that failed, or a run longer than {@link Builder#maxRunTime} end the run with {@code RUN_ERROR}
  * and its {@code code} ({@code unknown_request}, {@code stale}, {@code turn_failed}, {@code timeout}, ...); a call
  * that was denied or failed is a {@code TOOL_CALL_RESULT} with the text the model read. A sink that throws
@@ -88,9 +98,6 @@ import java.util.function.Function;
  * stream (a later run of the thread picks it up). Nothing is logged here.
  */
 public final class AguiEndpoint implements AutoCloseable {
-
-  /** How long a run waits, once a call asks for a person, for the turn's other calls to settle. */
-  private static final Duration SETTLE = Duration.ofMillis(250);
 
   private final ToolCallRuntime runtime;
   private final Function<String, Agent> agents;
@@ -100,6 +107,8 @@ public final class AguiEndpoint implements AutoCloseable {
   private final ConcurrentHashMap<String, AgentThread> threads = new ConcurrentHashMap<>();
   private final ExecutorService turns;
   private final Subscription subscription;
+  // How a turn's end reaches its thread's queue: at once; a test holds it back to open the window after a turn ended.
+  private final java.util.function.Consumer<Runnable> turnEnds;
 
   private AguiEndpoint(Builder b) {
     this.runtime = b.runtime;
@@ -107,6 +116,7 @@ public final class AguiEndpoint implements AutoCloseable {
     this.access = b.access;
     this.maxBodyBytes = b.maxBodyBytes;
     this.maxRunTime = b.maxRunTime;
+    this.turnEnds = b.turnEnds;
     AtomicInteger n = new AtomicInteger();
     this.turns = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "toolcall-agui-turn-" + n.incrementAndGet());
@@ -118,6 +128,11 @@ public final class AguiEndpoint implements AutoCloseable {
       public void onEvent(Event event) {
         if (event instanceof ToolCallEvent e) {
           AgentThread t = threads.get(e.snapshot().identity().sessionId());
+          if (t != null) {
+            t.events.offer(e);
+          }
+        } else if (event instanceof ConversationEvent e) {
+          AgentThread t = threads.get(e.snapshot().conversationId());
           if (t != null) {
             t.events.offer(e);
           }
@@ -170,11 +185,9 @@ public final class AguiEndpoint implements AutoCloseable {
       throw new RefusedException(413, "too_large", "the input has more than " + maxBodyBytes + " bytes");
     }
     JsonNode in = Wire.parse(input);
-    String threadId = in.path("threadId").asText("");
-    String runId = in.path("runId").asText("");
-    if (threadId.isBlank() || runId.isBlank()) {
-      throw new RefusedException(400, "bad_request", "threadId and runId are required");
-    }
+    RunInput.check(in);
+    String threadId = in.get("threadId").asText();
+    String runId = in.get("runId").asText();
     JsonNode resume = in.get("resume");
     boolean decides = (resume != null && resume.isArray() && resume.size() > 0)
         || in.path("forwardedProps").path("command").has("resume");
@@ -220,53 +233,52 @@ public final class AguiEndpoint implements AutoCloseable {
 
     void stream() throws IOException {
       emit(event("RUN_STARTED").put("threadId", threadId).put("runId", runId));
+      boolean resumed;
       try {
-        resume();
+        resumed = resume();
       } catch (RefusedException e) {
         emit(event("RUN_ERROR").put("message", e.getMessage()).put("code", e.code()));
         return;
       }
-      if (t.suspended && t.turn == null) {
-        // Nothing answered the suspended turn's requests: announce them again (a client that reconnects).
-        List<PermissionRequest> open = new ArrayList<>();
-        for (dev.toolcall.conversation.Interrupt i : t.agent.interrupts()) {
-          openRequest(i.requestId()).ifPresent(open::add);
-        }
+      if (!resumed && t.turn == null && suspends()
+          && t.agent.conversation().state() == ConversationState.AWAITING_TOOL_APPROVAL) {
+        // A suspended turn and a run that answers nothing (a client that reconnects): announce its open requests
+        // again, or, when they were all resolved otherwise (their deadlines), go on with the turn.
+        List<PermissionRequest> open = open(t.agent.interrupts());
         if (!open.isEmpty()) {
           interrupt(open);
           return;
         }
+        continueSuspended(List.of());
       }
       startTurnIfNew();
       long end = System.nanoTime() + maxRunTime.toNanos();
-      long openSince = 0;
       while (true) {
+        if (t.events.isEmpty() && !suspends() && t.turn != null && responseWaits()) {
+          List<PermissionRequest> open = openRequests();
+          if (!open.isEmpty()) {
+            interrupt(open);
+            return;
+          }
+        }
         Object next;
         try {
-          next = t.events.poll(openSince == 0 ? 1000 : SETTLE.toMillis(), TimeUnit.MILLISECONDS);
+          next = t.events.poll(1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
         }
         if (next instanceof ToolCallEvent e) {
           onCall(e.snapshot());
+        } else if (next instanceof ConversationEvent e) {
+          t.conversation = e.to();
         } else if (next instanceof TurnEnd e) {
           if (finish(e)) {
             return;
           }
-          continue;
         } else if (next == null && t.turn == null) {
           finishIdle();
           return;
-        }
-        List<PermissionRequest> open = openRequests();
-        if (open.isEmpty()) {
-          openSince = 0;
-        } else if (t.events.isEmpty() && (allWaiting() || (openSince != 0 && next == null))) {
-          interrupt(open);
-          return;
-        } else if (openSince == 0) {
-          openSince = System.nanoTime();
         }
         if (System.nanoTime() - end > 0) {
           emit(event("RUN_ERROR").put("message", "the run took longer than " + maxRunTime).put("code", "timeout"));
@@ -275,69 +287,136 @@ public final class AguiEndpoint implements AutoCloseable {
       }
     }
 
-    /** Applies the run's resume entries (AG-UI's, or the legacy forwardedProps.command.resume), all or none. */
-    void resume() {
-      List<Map.Entry<String, JsonNode>> answers = new ArrayList<>();
+    boolean suspends() {
+      return t.agent.suspendsOnApproval();
+    }
+
+    /**
+     * Whether the turn's latest response is complete and every call of it has come to rest for the approval phase:
+     * the conversation (as its events arrived, after the response's calls were created) is awaiting_tool_approval,
+     * and each call waits for a person, is approved and held, needs no permission and is held, or has ended.
+     */
+    boolean responseWaits() {
+      if (t.conversation != ConversationState.AWAITING_TOOL_APPROVAL) {
+        return false;
+      }
+      for (ToolCallSnapshot s : t.calls.values()) {
+        boolean rests = s.isTerminal() || s.state() == ToolCallState.PERMISSION_PENDING
+            || s.state() == ToolCallState.PERMISSION_APPROVED
+            || (s.state() == ToolCallState.PENDING && !needsApproval(s.toolName()));
+        if (!rests) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    boolean needsApproval(String toolName) {
+      return runtime.registry().find(toolName).map(tool -> tool.definition().requiresApproval()).orElse(false);
+    }
+
+    /**
+     * Applies the run's resume entries (AG-UI's, or the legacy forwardedProps.command.resume), all or none: every
+     * entry is checked and turned into a decision before the first is applied. Returns whether there were any.
+     */
+    boolean resume() {
       JsonNode resume = in.get("resume");
       JsonNode legacy = in.path("forwardedProps").path("command").get("resume");
-      if (resume != null && resume.isArray() && resume.size() > 0) {
+      boolean entries = resume != null && resume.isArray() && resume.size() > 0;
+      if (!entries && (legacy == null || legacy.isNull())) {
+        return false;
+      }
+      // The requests this run may answer, as they are now: a suspended turn's (asked of the agent, not of what this
+      // endpoint last streamed), else the thread's open requests in the permission service.
+      List<Interrupt> parked = suspends() ? t.agent.interrupts() : List.of();
+      boolean viaAgent = !parked.isEmpty();
+      List<Decision> decisions = new ArrayList<>();
+      Set<String> answered = new HashSet<>();
+      if (entries) {
         for (JsonNode r : resume) {
-          String id = r.path("interruptId").asText("");
-          String status = r.path("status").asText("");
+          String id = r.get("interruptId").asText();
+          if (!answered.add(id)) {
+            throw new RefusedException(400, "bad_request", "request " + id + " is answered twice in one resume");
+          }
+          String status = r.get("status").asText();
+          Optional<PermissionRequest> request = answerable(id, parked, viaAgent);
           if (status.equals("cancelled")) {
-            if (openRequest(id).isPresent()) {
-              ObjectNode deny = JsonNodeFactory.instance.objectNode().put("decision", "deny")
-                  .put("reason", "the user cancelled the request");
-              answers.add(Map.entry(id, deny));
-            } else if (!knownCall(id)) {
-              throw new RefusedException(404, "unknown_request", "no request " + id + " in this thread");
+            if (request.isPresent()) {
+              decisions.add(Decision.deny(request.get(), "the user cancelled the request"));
+            } else if (!t.requests.contains(id)) {
+              throw Wire.unknownRequest(id);
             }
-          } else if (status.equals("resolved")) {
-            answers.add(Map.entry(id, payload(r.get("payload"))));
+            // a request of this thread that already ended (by its deadline, say): nothing to cancel
           } else {
-            throw new RefusedException(400, "bad_request", "resume status must be resolved or cancelled");
+            PermissionRequest open = request.orElseThrow(() -> Wire.unknownRequest(id));
+            decisions.add(checked(open, payload(r.get("payload")), parked));
           }
         }
-      } else if (legacy != null && !legacy.isNull()) {
-        List<PermissionRequest> open = openRequests();
+      } else {
+        List<PermissionRequest> open = viaAgent ? open(parked) : openRequests();
         if (open.size() != 1) {
           throw new RefusedException(409, "ambiguous",
               "forwardedProps.command.resume answers exactly one open request; there are " + open.size());
         }
-        answers.add(Map.entry(open.get(0).requestId(), payload(legacy)));
+        decisions.add(checked(open.get(0), payload(legacy), parked));
       }
-      // Check every entry before deciding any: a bad one must leave everything as it was.
-      for (Map.Entry<String, JsonNode> a : answers) {
-        PermissionRequest r = openRequest(a.getKey()).orElseThrow(() -> new RefusedException(404, "unknown_request",
-            "no open request " + a.getKey() + " in this thread (answered, expired or never made)"));
-        JsonNode v = a.getValue().get("argumentsVersion");
-        if (v != null && !v.isNull() && v.asInt(-1) != r.argumentsVersion()) {
-          throw new RefusedException(409, "stale", "request " + r.requestId() + " was made on other arguments");
+      if (viaAgent) {
+        continueSuspended(decisions);
+        return true;
+      }
+      // Every entry passed: apply them. One can still lose a race decided in between (another tab, the deadline):
+      // the others are applied, and the run says which lost.
+      List<String> lost = new ArrayList<>();
+      for (Decision d : decisions) {
+        try {
+          Wire.decided(d.requestId(), runtime.permissions().decide(d.requestId(), d));
+        } catch (RefusedException e) {
+          lost.add(d.requestId() + ": " + e.getMessage());
         }
-        String d = a.getValue().path("decision").asText("");
-        if (!List.of(Wire.DECISIONS).contains(d)) {
-          throw new RefusedException(400, "bad_request", "payload.decision must be one of "
-              + String.join(", ", Wire.DECISIONS));
+      }
+      if (!lost.isEmpty()) {
+        throw new RefusedException(409, "already_answered", "decided meanwhile by someone else (the other answers"
+            + " were applied): " + String.join("; ", lost));
+      }
+      return true;
+    }
+
+    /** The open request {@code id} of this thread that a resume may answer, if any. */
+    Optional<PermissionRequest> answerable(String id, List<Interrupt> parked, boolean viaAgent) {
+      if (viaAgent && parked.stream().noneMatch(i -> i.requestId().equals(id))) {
+        return Optional.empty();
+      }
+      return openRequest(id);
+    }
+
+    /** {@link Wire#decision}, and for a suspended turn also the kinds its agent allows. */
+    Decision checked(PermissionRequest r, JsonNode answer, List<Interrupt> parked) {
+      Decision d = Wire.decision(r, answer, runtime.registry());
+      for (Interrupt i : parked) {
+        if (i.requestId().equals(r.requestId()) && !i.allowed().contains(DecisionKind.of(d))) {
+          throw new RefusedException(400, "bad_request", "request " + r.requestId() + " does not allow "
+              + DecisionKind.of(d).wireName());
         }
       }
-      if (t.suspended) {
-        // A suspended turn goes on through the agent: it applies the decisions and runs the turn's next step.
-        List<dev.toolcall.permission.Decision> decisions = new ArrayList<>();
-        for (Map.Entry<String, JsonNode> a : answers) {
-          decisions.add(Wire.decision(openRequest(a.getKey()).orElseThrow(), a.getValue()));
-        }
-        t.suspended = false;
-        CompletableFuture<TurnResult> f = new CompletableFuture<>();
-        t.turn = f;
-        turns.execute(() -> t.agent.resumeWith(decisions).whenComplete((r, x) -> {
-          t.events.offer(new TurnEnd(r, x));
-          f.complete(r);
-        }));
-        return;
+      return d;
+    }
+
+    /** Goes on with the agent's suspended turn through {@link Agent#resumeWith}; its end supersedes any earlier. */
+    void continueSuspended(List<Decision> decisions) {
+      CompletableFuture<TurnResult> f = new CompletableFuture<>();
+      t.turn = f;
+      turns.execute(() -> t.agent.resumeWith(decisions).whenComplete((r, x) -> {
+        turnEnds.accept(() -> t.events.offer(new TurnEnd(f, r, x)));
+        f.complete(r);
+      }));
+    }
+
+    List<PermissionRequest> open(List<Interrupt> interrupts) {
+      List<PermissionRequest> out = new ArrayList<>();
+      for (Interrupt i : interrupts) {
+        openRequest(i.requestId()).ifPresent(out::add);
       }
-      for (Map.Entry<String, JsonNode> a : answers) {
-        Wire.decide(runtime.permissions(), threadId, a.getKey(), a.getValue());
-      }
+      return out;
     }
 
     JsonNode payload(JsonNode p) {
@@ -354,25 +433,23 @@ public final class AguiEndpoint implements AutoCloseable {
         }
         throw new RefusedException(400, "bad_request", "a text resume must be approve or deny");
       }
-      if (p.isObject() && !p.has("decision") && p.has("approved")) {
-        ObjectNode o = ((ObjectNode) p).deepCopy();
-        o.put("decision", p.path("approved").asBoolean() ? "approve_once" : "deny");
-        o.remove("approved");
-        return o;
-      }
       if (!p.isObject()) {
         throw new RefusedException(400, "bad_request", "the payload must be an object");
+      }
+      if (!p.has("decision") && p.has("approved")) {
+        if (!p.get("approved").isBoolean()) {
+          throw new RefusedException(400, "bad_request", "payload.approved must be true or false");
+        }
+        ObjectNode o = ((ObjectNode) p).deepCopy();
+        o.put("decision", p.get("approved").asBoolean() ? "approve_once" : "deny");
+        o.remove("approved");
+        return o;
       }
       return p;
     }
 
     Optional<PermissionRequest> openRequest(String requestId) {
       return runtime.permissions().request(requestId).filter(r -> r.sessionId().equals(threadId));
-    }
-
-    boolean knownCall(String requestId) {
-      return t.calls.values().stream().anyMatch(c -> requestOf(c).map(r -> r.requestId().equals(requestId))
-          .orElse(false)) || seenRequests.contains(requestId);
     }
 
     void startTurnIfNew() {
@@ -385,7 +462,7 @@ public final class AguiEndpoint implements AutoCloseable {
           text = content(m.get("content"));
         }
       }
-      if (text == null || t.seenMessages.contains(messageId) || t.turn != null || t.suspended) {
+      if (text == null || t.seenMessages.contains(messageId) || t.turn != null || t.agent.isResponding()) {
         return;
       }
       t.seenMessages.add(messageId);
@@ -393,7 +470,7 @@ public final class AguiEndpoint implements AutoCloseable {
       t.turn = f;
       String userText = text;
       turns.execute(() -> t.agent.send(userText).whenComplete((r, x) -> {
-        t.events.offer(new TurnEnd(r, x));
+        turnEnds.accept(() -> t.events.offer(new TurnEnd(f, r, x)));
         f.complete(r);
       }));
     }
@@ -420,7 +497,7 @@ public final class AguiEndpoint implements AutoCloseable {
         return;
       }
       t.calls.put(s.callId(), s);
-      requestOf(s).ifPresent(r -> seenRequests.add(r.requestId()));
+      requestOf(s).ifPresent(r -> t.requests.add(r.requestId()));
       if (t.started.add(s.callId())) {
         emit(event("TOOL_CALL_START").put("toolCallId", s.callId()).put("toolCallName", s.toolName()));
       }
@@ -449,10 +526,6 @@ public final class AguiEndpoint implements AutoCloseable {
       return out;
     }
 
-    boolean allWaiting() {
-      return t.calls.values().stream().allMatch(s -> s.isTerminal() || s.state() == ToolCallState.PERMISSION_PENDING);
-    }
-
     void interrupt(List<PermissionRequest> open) throws IOException {
       ArrayNode interrupts = JsonNodeFactory.instance.arrayNode();
       for (PermissionRequest r : open) {
@@ -473,8 +546,14 @@ public final class AguiEndpoint implements AutoCloseable {
       emit(finished);
     }
 
-    /** Streams the end of a turn; false when the run goes on (a suspended turn that continued at once). */
+    /**
+     * Streams the end of a turn; false when the run goes on (a turn superseded by a later one of this thread, or a
+     * suspended turn whose requests were all resolved meanwhile, which goes on at once).
+     */
     boolean finish(TurnEnd e) throws IOException {
+      if (e.turn() != t.turn) {
+        return false; // a turn this thread has gone on from (resumed after a run that left early)
+      }
       t.turn = null;
       if (e.failure() != null || e.result() == null) {
         emit(event("RUN_ERROR").put("message", "the turn failed").put("code", "turn_failed"));
@@ -482,30 +561,20 @@ public final class AguiEndpoint implements AutoCloseable {
       }
       TurnResult r = e.result();
       if (r.ending() == TurnResult.Ending.INTERRUPTED) {
-        t.suspended = true;
-        List<PermissionRequest> open = new ArrayList<>();
-        for (dev.toolcall.conversation.Interrupt i : r.interrupts()) {
-          openRequest(i.requestId()).ifPresent(open::add);
-        }
+        List<PermissionRequest> open = open(t.agent.interrupts());
         if (!open.isEmpty()) {
           interrupt(open);
           return true;
         }
         // every request was resolved meanwhile (by its deadline, say): go on at once
-        t.suspended = false;
-        CompletableFuture<TurnResult> f = new CompletableFuture<>();
-        t.turn = f;
-        turns.execute(() -> t.agent.resumeWith(List.of()).whenComplete((res, x) -> {
-          t.events.offer(new TurnEnd(res, x));
-          f.complete(res);
-        }));
+        continueSuspended(List.of());
         return false;
       }
       if (r.ending() == TurnResult.Ending.FAILED) {
         emit(event("RUN_ERROR").put("message", r.text()).put("code", "turn_failed"));
         return true;
       }
-      if (!r.text().isEmpty()) {
+      if (r.ending() != TurnResult.Ending.NOT_INTERRUPTED && !r.text().isEmpty()) {
         String id = "msg-" + UUID.randomUUID();
         emit(event("TEXT_MESSAGE_START").put("messageId", id).put("role", "assistant"));
         emit(event("TEXT_MESSAGE_CONTENT").put("messageId", id).put("delta", r.text()));
@@ -535,9 +604,6 @@ public final class AguiEndpoint implements AutoCloseable {
     }
   }
 
-  // Request ids seen in this endpoint's streams (cancelled resumes of ended requests are accepted for these).
-  private final Set<String> seenRequests = ConcurrentHashMap.newKeySet();
-
   private static Optional<PermissionRequest> requestOf(ToolCallSnapshot s) {
     return s.state() == ToolCallState.PERMISSION_PENDING ? PermissionRequest.of(s) : Optional.empty();
   }
@@ -549,6 +615,7 @@ public final class AguiEndpoint implements AutoCloseable {
     private SessionAccess access;
     private int maxBodyBytes = 256 * 1024;
     private Duration maxRunTime = Duration.ofMinutes(10);
+    private java.util.function.Consumer<Runnable> turnEnds = Runnable::run;
 
     private Builder(ToolCallRuntime runtime, Function<String, Agent> agents) {
       this.runtime = Objects.requireNonNull(runtime, "runtime");
@@ -581,6 +648,12 @@ public final class AguiEndpoint implements AutoCloseable {
         throw new IllegalArgumentException("maxRunTime must be positive, was " + maxRunTime);
       }
       this.maxRunTime = maxRunTime;
+      return this;
+    }
+
+    /** For tests: runs each delivery of a turn's end to its thread (default: at once, on the turn's thread). */
+    Builder turnEnds(java.util.function.Consumer<Runnable> turnEnds) {
+      this.turnEnds = Objects.requireNonNull(turnEnds, "turnEnds");
       return this;
     }
 

@@ -55,7 +55,11 @@ import org.slf4j.LoggerFactory;
  * custom header (which a cross-site form cannot send, and which a cross-site script may send only after a CORS
  * preflight this server never grants), and a request whose {@code Origin} is not this server's or whose
  * {@code Sec-Fetch-Site} says {@code cross-site} is refused; bodies are bounded ({@link Builder#maxBodyBytes}), and
- * so are open streams ({@link Builder#maxStreams}; one over is answered 503). A refusal changes nothing.
+ * so are open streams ({@link Builder#maxStreams}; one over is answered 503). A refusal changes nothing. A refused
+ * request's body is read and dropped (up to 4 MiB, or 16 times the bound if that is more) before the refusal is
+ * answered, so the client reads the answer instead of a reset connection; a longer body is answered without being
+ * read on, with {@code Connection: close}. A body whose JSON has a key twice in one object is refused (400) naming the
+ * key.
  *
  * <p>What it does not do: TLS, and listening beyond the loopback interface (put a reverse proxy in front to reach it
  * from elsewhere); sessions or logins of its own (who may do what is only the {@link SessionAccess}); keeping
@@ -80,6 +84,8 @@ public final class ApprovalServer implements AutoCloseable {
   private final SessionAccess access;
   private final SessionTokens tokens;
   private final int maxBodyBytes;
+  /** How much of a refused request's body is read and dropped so that its answer arrives (see drain). */
+  private final long drainBytes;
   private final int maxStreams;
   private final long heartbeatMillis;
   private final CallBoard board;
@@ -94,6 +100,7 @@ public final class ApprovalServer implements AutoCloseable {
     this.access = b.access;
     this.tokens = b.access instanceof SessionTokens t ? t : null;
     this.maxBodyBytes = b.maxBodyBytes;
+    this.drainBytes = Math.max(4L << 20, 16L * b.maxBodyBytes);
     this.maxStreams = b.maxStreams;
     this.heartbeatMillis = b.heartbeatMillis;
     this.clock = Clock.systemUTC();
@@ -192,6 +199,7 @@ public final class ApprovalServer implements AutoCloseable {
     try {
       route(x);
     } catch (RefusedException e) {
+      drain(x);
       ObjectNode body = Wire.JSON.createObjectNode().put("error", e.code()).put("message", e.getMessage());
       send(x, e.status(), "application/json", Wire.text(body));
     } catch (IOException e) {
@@ -199,6 +207,7 @@ public final class ApprovalServer implements AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("request failed: {} {}", x.getRequestMethod(), x.getRequestURI().getPath(), e);
       try {
+        drain(x);
         send(x, 500, "application/json", "{\"error\":\"internal\",\"message\":\"internal error\"}");
       } catch (IOException ignored) {
         // the client is gone
@@ -264,10 +273,14 @@ public final class ApprovalServer implements AutoCloseable {
           throw new RefusedException(403, "forbidden", "not allowed for this session");
         }
         JsonNode answer = Wire.parse(body(x));
-        String requestId = answer.path("requestId").asText("");
+        JsonNode id = answer.get("requestId");
+        if (id == null || !id.isTextual() || id.asText().isBlank()) {
+          throw new RefusedException(400, "bad_request", "requestId must be a non-blank string");
+        }
+        String requestId = id.asText();
         DecisionResult.Won won;
         try {
-          won = (DecisionResult.Won) Wire.decide(runtime.permissions(), session, requestId, answer);
+          won = (DecisionResult.Won) Wire.decide(runtime.permissions(), runtime.registry(), session, requestId, answer);
         } catch (RefusedException e) {
           // A late answer in this session (another tab, another instance won): say what won. Only within the
           // caller's own session, so an id of another session still looks unknown.
@@ -328,16 +341,38 @@ public final class ApprovalServer implements AutoCloseable {
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buf = new byte[8192];
-    try (InputStream in = x.getRequestBody()) {
-      int r;
-      while ((r = in.read(buf)) >= 0) {
-        out.write(buf, 0, r);
-        if (out.size() > maxBodyBytes) {
-          throw new RefusedException(413, "too_large", "the body has more than " + maxBodyBytes + " bytes");
-        }
+    // not closed here: a refusal drains what is left before it answers (drain)
+    InputStream in = x.getRequestBody();
+    int r;
+    while ((r = in.read(buf)) >= 0) {
+      out.write(buf, 0, r);
+      if (out.size() > maxBodyBytes) {
+        throw new RefusedException(413, "too_large", "the body has more than " + maxBodyBytes + " bytes");
       }
     }
     return out.toString(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Reads and drops what is left of the request body, up to {@link #drainBytes}, before a refusal is answered: a
+   * server that answers and closes with the body unread makes the client's TCP stack reset the connection, and the
+   * client never sees the answer. A body longer than that is not read on: the answer says {@code Connection: close}.
+   */
+  private void drain(HttpExchange x) {
+    long left = drainBytes;
+    byte[] buf = new byte[8192];
+    try {
+      InputStream in = x.getRequestBody();
+      int r = 0;
+      while (left > 0 && (r = in.read(buf, 0, (int) Math.min(buf.length, left))) >= 0) {
+        left -= r;
+      }
+      if (r >= 0) {
+        x.getResponseHeaders().set("Connection", "close");
+      }
+    } catch (IOException e) {
+      x.getResponseHeaders().set("Connection", "close");
+    }
   }
 
   @FunctionalInterface

@@ -1,6 +1,10 @@
 package dev.toolcall.agui;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,13 +18,23 @@ import dev.toolcall.presentation.StateStyle;
 import dev.toolcall.presentation.Theme;
 import dev.toolcall.presentation.ToolCallView;
 import dev.toolcall.ToolArguments;
+import dev.toolcall.tool.ToolCallValidation;
+import dev.toolcall.tool.ToolCallValidator;
+import dev.toolcall.tool.ToolRegistry;
+import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
 /** JSON shapes shared by the AG-UI endpoint and the approval page, and the one place a decision is parsed. */
 final class Wire {
   static final ObjectMapper JSON = new ObjectMapper();
+  /** Reads what clients post: a key given twice in one object is an error, not the last value. */
+  static final ObjectMapper STRICT = new ObjectMapper(JsonFactory.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+  /** The longest reason a person may give with a denial, in characters. */
+  static final int MAX_REASON = 2000;
 
   /** The answers a person may give, as the page and AG-UI resume payloads spell them. */
   static final String[] DECISIONS = {"approve_once", "approve_for_session", "approve_always", "deny"};
@@ -40,16 +54,36 @@ final class Wire {
     return maxBodyBytes;
   }
 
+  /**
+   * Reads a body a client posted: a JSON object in which no object has a key twice (a proxy and this server could
+   * read different values of it), or 400 {@code bad_request} naming the key.
+   */
   static JsonNode parse(String body) {
+    JsonNode n;
     try {
-      JsonNode n = JSON.readTree(body);
-      if (n == null || !n.isObject()) {
-        throw new RefusedException(400, "bad_request", "the body must be a JSON object");
-      }
-      return n;
+      n = STRICT.readTree(body);
     } catch (JsonProcessingException e) {
-      throw new RefusedException(400, "bad_request", "the body is not valid JSON");
+      String key = duplicateKey(e);
+      throw new RefusedException(400, "bad_request", key != null
+          ? "the body has the key \"" + key + "\" more than once in one object" : "the body is not valid JSON");
     }
+    if (n == null || !n.isObject()) {
+      throw new RefusedException(400, "bad_request", "the body must be a JSON object");
+    }
+    return n;
+  }
+
+  /** The key a parse failed on for being given twice in one object, or null when it failed otherwise. */
+  static String duplicateKey(JsonProcessingException e) {
+    JsonParser p = e instanceof StreamReadException r ? r.getProcessor() : null;
+    if (p != null && String.valueOf(e.getOriginalMessage()).startsWith("Duplicate field")) {
+      try {
+        return p.currentName();
+      } catch (IOException ignored) {
+        return "?";
+      }
+    }
+    return null;
   }
 
   static String text(JsonNode n) {
@@ -167,26 +201,23 @@ final class Wire {
   /**
    * Decides {@code requestId} of {@code sessionId} with the answer {@code answer} ({@code decision}, {@code reason},
    * {@code arguments}, {@code argumentsVersion}). Everything is checked before {@code decide} is called: a request
-   * that is not pending, belongs to another session, was made on other arguments, or an answer that does not parse
-   * is refused and nothing moves.
+   * that is not pending, belongs to another session, was made on other arguments, or an answer that does not pass
+   * {@link #decision(PermissionRequest, JsonNode, ToolRegistry)} is refused and nothing moves.
    */
-  static DecisionResult decide(PermissionService permissions, String sessionId, String requestId, JsonNode answer) {
+  static DecisionResult decide(PermissionService permissions, ToolRegistry registry, String sessionId,
+      String requestId, JsonNode answer) {
     if (requestId == null || requestId.isBlank()) {
       throw new RefusedException(400, "bad_request", "requestId is missing");
     }
-    PermissionRequest r = permissions.request(requestId).orElseThrow(() ->
-        new RefusedException(404, "unknown_request", "no open request " + requestId + " (answered, expired or never made)"));
-    if (!r.sessionId().equals(sessionId)) {
-      // Said the same way as an unknown id: a foreign id must not tell that it exists.
-      throw new RefusedException(404, "unknown_request", "no open request " + requestId + " (answered, expired or never made)");
-    }
-    JsonNode v = answer.get("argumentsVersion");
-    if (v != null && !v.isNull() && (!v.canConvertToInt() || v.asInt() != r.argumentsVersion())) {
-      throw new RefusedException(409, "stale", "the request's arguments changed (version " + r.argumentsVersion()
-          + "); reload and answer again");
-    }
-    Decision d = decision(r, answer);
-    DecisionResult result = permissions.decide(requestId, d);
+    PermissionRequest r = permissions.request(requestId).filter(p -> p.sessionId().equals(sessionId))
+        // another session's id is said the same way as an unknown one: a foreign id must not tell that it exists
+        .orElseThrow(() -> unknownRequest(requestId));
+    Decision d = decision(r, answer, registry);
+    return decided(requestId, permissions.decide(requestId, d));
+  }
+
+  /** The result of a decision that passed every check: a won one, or the refusal that says what won. */
+  static DecisionResult decided(String requestId, DecisionResult result) {
     if (result instanceof DecisionResult.Won) {
       return result;
     }
@@ -196,31 +227,74 @@ final class Wire {
     if (result instanceof DecisionResult.Stale) {
       throw new RefusedException(409, "stale", "the request's arguments changed; reload and answer again");
     }
-    throw new RefusedException(404, "unknown_request", "no open request " + requestId + " (answered, expired or never made)");
+    throw unknownRequest(requestId);
   }
 
-  static Decision decision(PermissionRequest r, JsonNode a) {
-    String kind = a.path("decision").asText("");
+  /** The one refusal of an id that is not an open request of the caller's session (never made, answered, foreign). */
+  static RefusedException unknownRequest(String requestId) {
+    return new RefusedException(404, "unknown_request",
+        "no open request " + requestId + " in this session (answered, expired or never made)");
+  }
+
+  /**
+   * The decision an answer makes on the open request {@code r}, after every check that can be made before deciding:
+   * {@code argumentsVersion} (an integer, if given) is the request's current one; {@code decision} is one of
+   * {@link #DECISIONS}; {@code reason} (a string, if given) has at most {@value #MAX_REASON} characters; edited
+   * {@code arguments} (only with {@code approve_once}: an object, or a string holding one or plain text) fit the
+   * tool's schema.
+   *
+   * @throws RefusedException 400 for a malformed answer, 409 {@code stale} for another arguments version
+   */
+  static Decision decision(PermissionRequest r, JsonNode a, ToolRegistry registry) {
+    if (a == null || !a.isObject()) {
+      throw new RefusedException(400, "bad_request", "the answer to request " + r.requestId() + " must be an object");
+    }
+    JsonNode v = a.get("argumentsVersion");
+    if (v != null && !v.isNull()) {
+      if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+        throw new RefusedException(400, "bad_request", "argumentsVersion must be an integer");
+      }
+      if (v.asInt() != r.argumentsVersion()) {
+        throw new RefusedException(409, "stale", "request " + r.requestId() + " was made on other arguments"
+            + " (version " + r.argumentsVersion() + "); reload and answer again");
+      }
+    }
+    JsonNode k = a.get("decision");
+    String kind = k != null && k.isTextual() ? k.asText() : "";
+    if (!List.of(DECISIONS).contains(kind)) {
+      throw new RefusedException(400, "bad_request", "decision must be one of " + String.join(", ", DECISIONS));
+    }
+    JsonNode why = a.get("reason");
+    if (why != null && !why.isNull() && !why.isTextual()) {
+      throw new RefusedException(400, "bad_request", "reason must be a string");
+    }
+    String reason = why == null || why.isNull() ? "" : why.asText().strip();
+    if (reason.length() > MAX_REASON) {
+      throw new RefusedException(400, "bad_request", "reason is longer than " + MAX_REASON + " characters");
+    }
     JsonNode args = a.get("arguments");
-    String reason = a.path("reason").asText("").strip();
-    if (reason.length() > 2000) {
-      throw new RefusedException(400, "bad_request", "reason is longer than 2000 characters");
+    boolean edited = args != null && !args.isNull();
+    if (edited && !kind.equals("approve_once")) {
+      throw new RefusedException(400, "bad_request", "arguments (an edit) go only with approve_once");
     }
     switch (kind) {
       case "approve_once":
-        if (args != null && !args.isNull()) {
-          return Decision.approveModified(r, arguments(args));
+        if (edited) {
+          ToolArguments changed = arguments(args);
+          ToolCallValidation valid = ToolCallValidator.of(registry).validate(r.toolName(), changed);
+          if (valid instanceof ToolCallValidation.Invalid bad) {
+            throw new RefusedException(400, "bad_request", "the edited arguments do not fit " + r.toolName()
+                + ": " + bad.message());
+          }
+          return Decision.approveModified(r, changed);
         }
         return Decision.approveOnce(r);
       case "approve_for_session":
         return Decision.approveForSession(r);
       case "approve_always":
         return Decision.approveAlways(r);
-      case "deny":
-        return Decision.deny(r, reason.isEmpty() ? "the user denied this call" : reason);
       default:
-        throw new RefusedException(400, "bad_request",
-            "decision must be one of approve_once, approve_for_session, approve_always, deny");
+        return Decision.deny(r, reason.isEmpty() ? "the user denied this call" : reason);
     }
   }
 
@@ -229,15 +303,13 @@ final class Wire {
       return ToolArguments.ofJson(args);
     }
     if (args.isTextual()) {
+      JsonNode parsed = null;
       try {
-        JsonNode parsed = JSON.readTree(args.asText());
-        if (parsed != null && parsed.isObject()) {
-          return ToolArguments.ofJson(parsed);
-        }
+        parsed = STRICT.readTree(args.asText());
       } catch (JsonProcessingException e) {
-        // falls through: text arguments
+        // not JSON: plain-text arguments
       }
-      return ToolArguments.ofText(args.asText());
+      return parsed != null && parsed.isObject() ? ToolArguments.ofJson(parsed) : ToolArguments.ofText(args.asText());
     }
     throw new RefusedException(400, "bad_request", "arguments must be a JSON object or a string");
   }

@@ -312,6 +312,14 @@ public final class Agent {
     return suspensions.interrupts();
   }
 
+  /**
+   * Whether a turn that has to wait for a person ends {@link TurnResult.Ending#INTERRUPTED} at once
+   * ({@link Builder#suspendOnApproval}) instead of waiting in this process.
+   */
+  public boolean suspendsOnApproval() {
+    return suspend;
+  }
+
   /** The system instructions sent with every model request; empty when there are none. */
   public String instructions() {
     return instructions;

@@ -65,6 +65,9 @@ public final class WireFormat {
   public static final String SCHEMA_RESOURCE = "dev/toolcall/wire/toolcall-wire-v1.schema.json";
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Reads what clients post: a key given twice in one object is refused, never read as its last value. */
+  private static final ObjectMapper STRICT = new ObjectMapper(com.fasterxml.jackson.core.JsonFactory.builder()
+      .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
   private static final int MAX_DECISIONS = 1000;
 
   private WireFormat() {}
@@ -404,16 +407,31 @@ public final class WireFormat {
 
   /**
    * Reads what a client posted, {@code {"v":1, "decisions":[...]}}, into decisions, in order. The body is checked
-   * against the schema first; nothing here applies them (see {@link dev.toolcall.conversation.Agent#resumeWith}).
+   * against the schema first; nothing here applies them (see {@link dev.toolcall.conversation.Agent#resumeWith}). An
+   * object anywhere in the body that has a key twice is refused (a proxy in front and this server could read
+   * different values of it).
    *
-   * @throws WireFormatException with a message for the client when the body is not JSON, has another version, or
-   *     does not match the schema
+   * @throws WireFormatException with a message for the client when the body is not JSON, has a key twice in one
+   *     object, has another version, or does not match the schema
    */
   public static List<Decision> parseDecisions(String body) {
     Objects.requireNonNull(body, "body");
     JsonNode root;
     try {
-      root = JSON.readTree(body);
+      root = STRICT.readTree(body);
+    } catch (com.fasterxml.jackson.core.exc.StreamReadException e) {
+      com.fasterxml.jackson.core.JsonParser p = e.getProcessor();
+      if (p != null && String.valueOf(e.getOriginalMessage()).startsWith("Duplicate field")) {
+        String key;
+        try {
+          key = p.currentName();
+        } catch (IOException unreadable) {
+          key = "?";
+        }
+        throw new WireFormatException("The body has the key \"" + key + "\" more than once in one object; give each"
+            + " key once.", List.of(p.getParsingContext().pathAsPointer().toString()));
+      }
+      throw new WireFormatException("The body is not JSON: " + e.getOriginalMessage(), List.of());
     } catch (JsonProcessingException e) {
       throw new WireFormatException("The body is not JSON: " + e.getOriginalMessage(), List.of());
     }
@@ -421,7 +439,8 @@ public final class WireFormat {
   }
 
   /**
-   * {@link #parseDecisions(String)} for a body already read as JSON.
+   * {@link #parseDecisions(String)} for a body already read as JSON (by whoever read it: a key given twice is only
+   * refused by {@link #parseDecisions(String)}, which sees the text).
    *
    * @throws WireFormatException with a message for the client when the body has another version, does not match the
    *     schema, has more than 1,000 decisions, or an edit without arguments or an expiry that is not a positive

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * ({@code @ag-ui/client} from npm, run under Node by {@code src/test/node/agui-client.cjs}): a turn with an approval,
  * a denial with a reason, edited arguments, an older client answering through {@code forwardedProps.command.resume},
  * a request nobody answers (its deadline passes; the client cancels the expired interrupt), and the same with agents
- * whose turns suspend on approval ({@code Agent.Builder.suspendOnApproval}: resumed by {@code resumeWith}). The script asserts
+ * whose turns suspend on approval ({@code Agent.Builder.suspendOnApproval}: resumed by {@code resumeWith}), and a
+ * response with two requests (both in the interrupt; a resume with one malformed entry decides neither). The script asserts
  * the event shapes the client applied; this test asserts what ran on the server.
  */
 class AguiNodeClientTest {
@@ -24,7 +25,7 @@ class AguiNodeClientTest {
         ApprovalServer server = ApprovalServer.builder(shell.runtime).access(tokens).agents(shell::agent).start()) {
       String url = server.aguiUri().toString();
       StringBuilder map = new StringBuilder("{");
-      for (String t : new String[] {"approve", "deny", "edit", "legacy", "timeout", "suspend-approve", "suspend-edit"}) {
+      for (String t : new String[] {"approve", "deny", "edit", "legacy", "timeout", "suspend-approve", "suspend-edit", "pair"}) {
         map.append(map.length() > 1 ? "," : "").append('"').append(t).append("\":\"").append(tokens.issue(t))
             .append('"');
       }
@@ -33,7 +34,8 @@ class AguiNodeClientTest {
 
       assertThat(out).containsPattern("(?m)^\\d+ passed, 0 failed$");
       // Each approved command ran exactly once; the denied and the timed-out ones never ran.
-      assertThat(shell.ran).containsExactlyInAnyOrder("echo hi", "echo edited", "echo old", "echo s1", "echo s2 edited");
+      assertThat(shell.ran).containsExactlyInAnyOrder("echo hi", "echo edited", "echo old", "echo s1", "echo s2 edited",
+          "echo p 1");
       assertThat(server.openStreams()).isZero();
     }
   }

@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ran), a {@code deploy} tool whose requests time out after {@code deployTimeout}, and per thread an agent whose
  * scripted model asks for one call ({@code deploy} in threads named {@code timeout*}, {@code shell} otherwise) with
  * the command the user named after "run ", then answers {@code "tool said: <result>"}. Agents of threads named
- * {@code suspend*} suspend on approval (their turn ends INTERRUPTED and goes on by {@code resumeWith}).
+ * {@code suspend*} suspend on approval (their turn ends INTERRUPTED and goes on by {@code resumeWith}). In threads
+ * whose name contains {@code pair} one response asks for two {@code shell} calls, {@code <command> 1} and
+ * {@code <command> 2}.
  */
 final class Shell implements AutoCloseable {
   final List<String> ran = new CopyOnWriteArrayList<>();
@@ -60,10 +62,19 @@ final class Shell implements AutoCloseable {
       }
       String said = request.lastMessage() instanceof UserMessage u ? u.text() : "";
       String command = said.contains("run ") ? said.substring(said.indexOf("run ") + 4) : said;
-      String args = dev.toolcall.agui.Wire.text(Wire.JSON.createObjectNode().put("command", command));
+      if (threadId.contains("pair")) {
+        return ModelResponse.toolCalls("", List.of(
+            new ToolCallRequest(threadId + "-call-" + ids.incrementAndGet(), tool, args(command + " 1")),
+            new ToolCallRequest(threadId + "-call-" + ids.incrementAndGet(), tool, args(command + " 2"))));
+      }
+      String args = args(command);
       return ModelResponse.toolCalls("", List.of(new ToolCallRequest(
           threadId + "-call-" + ids.incrementAndGet(), tool, args)));
     });
+  }
+
+  private static String args(String command) {
+    return Wire.text(Wire.JSON.createObjectNode().put("command", command));
   }
 
   @Override

@@ -161,6 +161,20 @@ class WireFormatTest {
     }
   }
 
+  /** A key given twice is refused wherever it is (a proxy and the server could read different values). */
+  @Test
+  void aBodyWithAKeyGivenTwiceIsRefusedNamingTheKey() {
+    assertThatThrownBy(() -> WireFormat.parseDecisions("{\"v\":1,\"decisions\":[{\"requestId\":\"p\","
+        + "\"requestId\":\"q\",\"argumentsVersion\":0,\"decision\":\"approve_once\"}]}"))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("\"requestId\"")
+        .hasMessageContaining("more than once");
+    assertThatThrownBy(() -> WireFormat.parseDecisions("{\"v\":1,\"v\":1,\"decisions\":[]}"))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("\"v\"");
+    assertThatThrownBy(() -> WireFormat.parseDecisions("{\"v\":1,\"decisions\":[{\"requestId\":\"p\","
+        + "\"argumentsVersion\":0,\"decision\":\"approve_modified\",\"arguments\":{\"path\":\"a\",\"path\":\"b\"}}]}"))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("\"path\"");
+  }
+
   @Test
   void theSchemaCatchesAWireObjectThatBreaksIt() {
     ObjectNode bad = JSON.createObjectNode().put("v", 1).put("type", "call.state").put("sessionId", "s")
