@@ -62,8 +62,6 @@ import java.util.concurrent.TimeUnit;
  * END} for a call the step created, {@code TOOL_CALL_RESULT} for every call that ended during it.
  */
 final class DirectoryRun {
-  private static final int MAX_REASON = 2000;
-
   private final ToolCallRuntime runtime;
   private final AgentDirectory directory;
   private final String threadId;
@@ -252,7 +250,7 @@ final class DirectoryRun {
           if (i == null) {
             throw unknown(id);
           }
-          out.add(Wire.decision(request(i), payload(r.get("payload"))));
+          out.add(Wire.decision(request(i), payload(r.get("payload")), runtime.registry()));
         } else {
           throw new RefusedException(400, "bad_request", "resume status must be resolved or cancelled");
         }
@@ -263,12 +261,8 @@ final class DirectoryRun {
             "forwardedProps.command.resume answers exactly one open request; there are " + open.size());
       }
       Interrupt i = open.values().iterator().next();
-      out.add(Wire.decision(request(i), payload(in.path("forwardedProps").path("command").get("resume"))));
-    }
-    for (Decision d : out) {
-      if (d instanceof Decision.Deny deny && deny.reasonForModel().length() > MAX_REASON) {
-        throw new RefusedException(400, "bad_request", "reason is longer than " + MAX_REASON + " characters");
-      }
+      out.add(Wire.decision(request(i), payload(in.path("forwardedProps").path("command").get("resume")),
+          runtime.registry()));
     }
     return out;
   }
@@ -279,7 +273,7 @@ final class DirectoryRun {
   }
 
   /** The open request an interrupt lists, to build a decision on. */
-  private static PermissionRequest request(Interrupt i) {
+  static PermissionRequest request(Interrupt i) {
     return new PermissionRequest(i.requestId(), i.callId(), i.sessionId(), i.toolName(), i.arguments(),
         i.argumentsVersion(), i.createdAt(), i.deadline(), 0);
   }
@@ -406,10 +400,5 @@ final class DirectoryRun {
 
   private void emit(ObjectNode n) throws IOException {
     sink.write(Wire.frame(n));
-  }
-
-  /** Whether the thread's step runs elsewhere: never here; kept for the reader of a ToolCallSnapshot's state. */
-  static boolean waiting(ToolCallSnapshot s) {
-    return s.state() == ToolCallState.PERMISSION_PENDING;
   }
 }
