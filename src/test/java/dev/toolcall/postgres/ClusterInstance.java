@@ -90,9 +90,31 @@ final class ClusterInstance {
         return TOKEN.equals(credential);
       }
     };
-    ApprovalServer server = ApprovalServer.builder(runtime).directory(directory).access(access).port(port).build();
+    ApprovalServer server = ApprovalServer.builder(runtime).directory(directory).access(access).port(port).start();
     System.out.println("READY " + server.port());
     System.out.flush();
+    Thread logs = new Thread(() -> { // the library's WARN and ERROR records, into this process's log file
+      long next = 0;
+      while (true) {
+        for (dev.toolcall.testing.Logs.Entry e : dev.toolcall.testing.Logs.all()) {
+          if (e.seq() >= next) {
+            System.out.println(e.line());
+            if (e.error() != null) {
+              e.error().printStackTrace(System.out);
+            }
+            next = e.seq() + 1;
+          }
+        }
+        System.out.flush();
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException x) {
+          return;
+        }
+      }
+    }, "cluster-logs");
+    logs.setDaemon(true);
+    logs.start();
     Thread.currentThread().join(); // until killed
   }
 }
