@@ -400,9 +400,17 @@ public final class AgentDirectory implements AutoCloseable {
     List<Batch> owed = new ArrayList<>();
     Optional<CallStore> calls = runtime.callStore();
     // Each call of the turn gets its stored outcome, or is held here (brought in, or held already). A call that
-    // moves on between the read and the bringing in (a sweep denied it, say) is read again.
+    // moves on between the read and the bringing in (a sweep denied it, say), or that this runtime's own sweep is
+    // bringing in at that moment (it is known here, not yet held), is read again a moment later, for up to 5 s.
     List<String> pending = new ArrayList<>(labels);
-    for (int round = 0; round < 5 && !pending.isEmpty() && calls.isPresent(); round++) {
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (int round = 0; !pending.isEmpty() && calls.isPresent(); round++) {
+      if (round > 0) {
+        if (System.nanoTime() - giveUp > 0) {
+          break;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
       List<CallRecord> toAdopt = new ArrayList<>();
       List<ToolCall> heldHere = new ArrayList<>();
       for (CallRecord r : calls.get().readByLabels(id, pending)) {
@@ -430,9 +438,13 @@ public final class AgentDirectory implements AutoCloseable {
           batch.calls().forEach(c -> pending.remove(c.identity().label()));
         }
       }
-      if (toAdopt.isEmpty()) {
+      if (toAdopt.isEmpty() && !pending.isEmpty()) {
         break; // what is left is not in the store
       }
+    }
+    if (!pending.isEmpty() && calls.isPresent()) {
+      log.warn("conversation {}: calls {} of its turn are neither in the call store nor held here; the model is told"
+          + " their outcome is unknown", id, pending);
     }
     Agent agent = b.resume(new AgentSnapshot(snap.conversation(), snap.messages(), answered)).build();
     out[0] = agent;
