@@ -101,6 +101,8 @@ public final class AguiEndpoint implements AutoCloseable {
 
   private final ToolCallRuntime runtime;
   private final Function<String, Agent> agents;
+  /** Where the threads live when they are served through a directory (any instance serves any thread), or null. */
+  private final dev.toolcall.conversation.AgentDirectory directory;
   private final SessionAccess access;
   private final int maxBodyBytes;
   private final Duration maxRunTime;
@@ -113,6 +115,7 @@ public final class AguiEndpoint implements AutoCloseable {
   private AguiEndpoint(Builder b) {
     this.runtime = b.runtime;
     this.agents = b.agents;
+    this.directory = b.directory;
     this.access = b.access;
     this.maxBodyBytes = b.maxBodyBytes;
     this.maxRunTime = b.maxRunTime;
@@ -150,7 +153,24 @@ public final class AguiEndpoint implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public static Builder builder(ToolCallRuntime runtime, Function<String, Agent> agents) {
-    return new Builder(runtime, agents);
+    return new Builder(runtime, Objects.requireNonNull(agents, "agents"), null);
+  }
+
+  /**
+   * An endpoint whose threads live in {@code directory}'s store: any instance with such an endpoint on the same store
+   * serves any run of any thread (behind a load balancer without sticky sessions), and nothing of a thread stays in
+   * this endpoint between runs. The thread id is the conversation id. Each run is one step of the directory: a second
+   * run of a thread while one is under way, on any instance, is refused 409 {@code busy}; a run with resume entries
+   * checks them all against the conversation's open requests before any is applied; a run whose input holds more user
+   * messages than the stored conversation starts a turn with the last one; a run with neither (a client that
+   * reconnects) announces the interrupted turn's open requests again, goes on with the turn when they were all
+   * resolved meanwhile (by a person on the page, or by their deadlines), or, for an idle thread, sends the stored
+   * conversation as {@code MESSAGES_SNAPSHOT}. The run streams the events of the calls its own step drives.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static Builder builder(ToolCallRuntime runtime, dev.toolcall.conversation.AgentDirectory directory) {
+    return new Builder(runtime, null, Objects.requireNonNull(directory, "directory"));
   }
 
   /** The most bytes a run's input may have. */
@@ -193,6 +213,10 @@ public final class AguiEndpoint implements AutoCloseable {
         || in.path("forwardedProps").path("command").has("resume");
     if (!access.mayRead(threadId, credential) || (decides && !access.mayDecide(threadId, credential))) {
       throw new RefusedException(403, "forbidden", "not allowed for this thread");
+    }
+    if (directory != null) {
+      new DirectoryRun(runtime, directory, threadId, runId, in, sink, maxRunTime).stream();
+      return;
     }
     AgentThread t = threads.computeIfAbsent(threadId, id -> new AgentThread(id, agents.apply(id)));
     if (!t.streaming.compareAndSet(false, true)) {
@@ -612,14 +636,17 @@ public final class AguiEndpoint implements AutoCloseable {
   public static final class Builder {
     private final ToolCallRuntime runtime;
     private final Function<String, Agent> agents;
+    private final dev.toolcall.conversation.AgentDirectory directory;
     private SessionAccess access;
     private int maxBodyBytes = 256 * 1024;
     private Duration maxRunTime = Duration.ofMinutes(10);
     private java.util.function.Consumer<Runnable> turnEnds = Runnable::run;
 
-    private Builder(ToolCallRuntime runtime, Function<String, Agent> agents) {
+    private Builder(ToolCallRuntime runtime, Function<String, Agent> agents,
+        dev.toolcall.conversation.AgentDirectory directory) {
       this.runtime = Objects.requireNonNull(runtime, "runtime");
-      this.agents = Objects.requireNonNull(agents, "agents");
+      this.agents = agents;
+      this.directory = directory;
     }
 
     /**

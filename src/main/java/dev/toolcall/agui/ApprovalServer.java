@@ -6,6 +6,14 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
+import dev.toolcall.conversation.AgentDirectory;
+import dev.toolcall.conversation.ConversationBusyException;
+import dev.toolcall.conversation.DecisionReport;
+import dev.toolcall.conversation.Interrupt;
+import dev.toolcall.conversation.TurnResult;
+import dev.toolcall.permission.Decision;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.presentation.Presenter;
 import dev.toolcall.wire.SessionAccess;
@@ -90,6 +98,8 @@ public final class ApprovalServer implements AutoCloseable {
   private final long heartbeatMillis;
   private final CallBoard board;
   private final AguiEndpoint agui;
+  /** The sessions' directory when the server serves them through one, or null. */
+  private final AgentDirectory directory;
   private final HttpServer server;
   private final ExecutorService executor;
   private final AtomicInteger streams = new AtomicInteger();
@@ -105,7 +115,10 @@ public final class ApprovalServer implements AutoCloseable {
     this.heartbeatMillis = b.heartbeatMillis;
     this.clock = Clock.systemUTC();
     this.board = new CallBoard(runtime, b.presenter, clock, b.transcripts);
-    this.agui = b.agents == null ? null
+    this.directory = b.directory;
+    this.agui = b.directory != null
+        ? AguiEndpoint.builder(runtime, b.directory).access(access).maxBodyBytes(maxBodyBytes).build()
+        : b.agents == null ? null
         : AguiEndpoint.builder(runtime, b.agents).access(access).maxBodyBytes(maxBodyBytes).build();
     AtomicInteger n = new AtomicInteger();
     this.executor = Executors.newCachedThreadPool(r -> {
@@ -278,6 +291,10 @@ public final class ApprovalServer implements AutoCloseable {
           throw new RefusedException(400, "bad_request", "requestId must be a non-blank string");
         }
         String requestId = id.asText();
+        if (directory != null) {
+          send(x, 200, "application/json", Wire.text(decideThroughDirectory(session, requestId, answer)));
+          return;
+        }
         DecisionResult.Won won;
         try {
           won = (DecisionResult.Won) Wire.decide(runtime.permissions(), runtime.registry(), session, requestId, answer);
@@ -298,6 +315,46 @@ public final class ApprovalServer implements AutoCloseable {
       }
     }
     throw new RefusedException(404, "not_found", "no such route");
+  }
+
+  /**
+   * A page's decision on a session served through the directory: one step that checks the answer against the turn's
+   * open requests, applies it, and goes on with the turn (the tool runs, the model gets its result); answered once the
+   * step has ended. Refused 409 {@code busy} while another step of the session runs, 404 for an id that is not open
+   * (the same for another session's), 409 {@code already_answered} when another answer or the deadline won.
+   */
+  private ObjectNode decideThroughDirectory(String session, String requestId, JsonNode answer) {
+    Decision[] made = new Decision[1];
+    CompletableFuture<TurnResult> step = directory.run(session, agent -> {
+      Interrupt open = agent.interrupts().stream().filter(i -> i.requestId().equals(requestId)).findFirst()
+          .orElseThrow(() -> Wire.unknownRequest(requestId));
+      made[0] = Wire.decision(DirectoryRun.request(open), answer, runtime.registry());
+      return agent.resumeWith(List.of(made[0]));
+    }).toCompletableFuture();
+    TurnResult r;
+    try {
+      r = step.get(10, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RefusedException(503, "interrupted", "the server is stopping");
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new RefusedException(504, "timeout", "the turn is still running; its result follows on the stream");
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable x = e.getCause();
+      if (x instanceof RefusedException refused) {
+        throw refused;
+      }
+      if (x instanceof ConversationBusyException) {
+        throw new RefusedException(409, "busy", "the session is busy (another answer or run is under way); try again");
+      }
+      throw new RefusedException(500, "internal", "the turn failed");
+    }
+    DecisionReport report = r.decisions().isEmpty() ? null : r.decisions().get(0);
+    if (report == null || report.status() != DecisionReport.Status.ACCEPTED) {
+      throw new RefusedException(409, "already_answered", report == null ? "already answered" : report.message());
+    }
+    String state = made[0] instanceof Decision.Deny ? "permission_denied" : "permission_approved";
+    return Wire.JSON.createObjectNode().put("result", "won").put("state", state);
   }
 
   private static void requireMethod(String method, String expected) {
@@ -505,6 +562,7 @@ public final class ApprovalServer implements AutoCloseable {
     private final ToolCallRuntime runtime;
     private SessionAccess access;
     private Function<String, Agent> agents;
+    private AgentDirectory directory;
     private final java.util.List<Agent> transcripts = new java.util.ArrayList<>();
     private Presenter presenter = Presenter.create();
     private String host = "127.0.0.1";
@@ -526,6 +584,18 @@ public final class ApprovalServer implements AutoCloseable {
     /** Serves the AG-UI endpoint at {@code POST /agui} for these agents (by thread id). */
     public Builder agents(Function<String, Agent> agents) {
       this.agents = Objects.requireNonNull(agents, "agents");
+      return this;
+    }
+
+    /**
+     * Serves the sessions of {@code directory} (any instance serves any session, see
+     * {@link AguiEndpoint#builder(ToolCallRuntime, dev.toolcall.conversation.AgentDirectory)}): the AG-UI endpoint at
+     * {@code POST /agui} runs each run as a step of the directory, and a decision posted on the page for a turn that
+     * ended interrupted makes the turn go on (the tool runs, the model gets the result) on whichever instance the POST
+     * landed; the POST answers once that step has ended. Replaces {@link #agents}.
+     */
+    public Builder directory(dev.toolcall.conversation.AgentDirectory directory) {
+      this.directory = Objects.requireNonNull(directory, "directory");
       return this;
     }
 

@@ -6,7 +6,6 @@ import dev.toolcall.ToolCall;
 import dev.toolcall.execution.Batch;
 import dev.toolcall.execution.CallResult;
 import dev.toolcall.permission.Decision;
-import dev.toolcall.runtime.RuntimeSnapshot;
 import dev.toolcall.runtime.ToolCallRuntime;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -422,29 +421,52 @@ public final class AgentDirectory implements AutoCloseable {
     }
     List<Batch> owed = new ArrayList<>();
     Optional<CallStore> calls = runtime.callStore();
-    if (!labels.isEmpty() && calls.isPresent()) {
-      List<CallRecord> toRestore = new ArrayList<>();
+    // Each call of the turn gets its stored outcome, or is held here (brought in, or held already). A call that
+    // moves on between the read and the bringing in (a sweep denied it, say), or that this runtime's own sweep is
+    // bringing in at that moment (it is known here, not yet held), is read again a moment later, for up to 5 s.
+    List<String> pending = new ArrayList<>(labels);
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (int round = 0; !pending.isEmpty() && calls.isPresent(); round++) {
+      if (round > 0) {
+        if (System.nanoTime() - giveUp > 0) {
+          break;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
+      List<CallRecord> toAdopt = new ArrayList<>();
       List<ToolCall> heldHere = new ArrayList<>();
-      for (CallRecord r : calls.get().readByLabels(id, labels)) {
+      for (CallRecord r : calls.get().readByLabels(id, pending)) {
         if (r.state().isTerminal()) { // the true outcome, reached while no agent held the turn
           answered.add(new ToolResultMessage(r.label(), r.toolName(), r.outcome().messageForModel(),
               r.outcome().isError()));
+          pending.remove(r.label());
           continue;
         }
         Optional<ToolCall> mine = runtime.scheduler().call(r.sessionId(), r.callId());
         if (mine.isPresent()) {
           mine.get().refresh();
           heldHere.add(mine.get());
+          pending.remove(r.label());
         } else {
-          toRestore.add(r);
+          toAdopt.add(r);
         }
-      }
-      if (!toRestore.isEmpty()) {
-        owed.addAll(runtime.restore(RuntimeSnapshot.ofCalls(java.time.Instant.now(), toRestore)));
       }
       if (!heldHere.isEmpty()) {
         owed.add(new HeldBatch(heldHere));
       }
+      if (!toAdopt.isEmpty()) {
+        for (Batch batch : runtime.adopt(toAdopt)) {
+          owed.add(batch);
+          batch.calls().forEach(c -> pending.remove(c.identity().label()));
+        }
+      }
+      if (toAdopt.isEmpty() && !pending.isEmpty()) {
+        break; // what is left is not in the store
+      }
+    }
+    if (!pending.isEmpty() && calls.isPresent()) {
+      log.warn("conversation {}: calls {} of its turn are neither in the call store nor held here; the model is told"
+          + " their outcome is unknown", id, pending);
     }
     Agent agent = b.resume(new AgentSnapshot(snap.conversation(), snap.messages(), answered)).build();
     out[0] = agent;

@@ -196,6 +196,21 @@ public final class ToolCallRuntime implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Brings calls another runtime stored, and nobody holds, into this one, as a shared store's sweep takes a call over:
+   * as {@link #restore} does (a request waits again under its id and absolute deadline, denied at once when that has
+   * passed; an approved call runs once; a running one ends outcome unknown unless its tool is idempotent), except that
+   * a call whose id this runtime knows already (it ended here since it was read, say) is left out, and nothing is
+   * published for it. For an {@code AgentDirectory} loading a turn whose calls were handed over.
+   *
+   * @return the batches of the calls brought in, in the order of {@code calls}
+   * @throws NullPointerException if {@code calls} is null
+   */
+  public List<Batch> adopt(List<CallRecord> calls) {
+    Objects.requireNonNull(calls, "calls");
+    return RuntimeRestore.adopting(this, clock, ticker, null).restore(RuntimeSnapshot.ofCalls(clock.instant(), calls));
+  }
+
   /** Whether this runtime shares its call store with other runtimes ({@link Builder#sharedStore}). */
   public boolean isShared() {
     return link != null;

@@ -15,7 +15,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * The model of the multi-instance tests: a pure function of the conversation, so that every instance answers a
  * request as any other would. A user message {@code deploy X} (or {@code deploy X and Y}) asks for one {@code shell}
- * call per target, with ids numbered by the conversation's length (unique within it); once the calls have results it
+ * call per target, each with an id of its own (a provider's random id, as OpenAI's and Anthropic's are: a user message
+ * sent again after its step was lost gets calls of new ids); once the calls have results it
  * answers {@code done: } and each result the model was given, in order, so a test reads off the answer exactly what the
  * model was told. Counts the requests it answered with tool calls and with text, per instance.
  */
@@ -29,7 +30,7 @@ final class ClusterModel implements ModelClient {
       List<ToolCallRequest> calls = new ArrayList<>();
       String[] targets = u.text().substring("deploy ".length()).split(" and ");
       for (int i = 0; i < targets.length; i++) {
-        calls.add(new ToolCallRequest("call_" + m.size() + "_" + i, "shell",
+        calls.add(new ToolCallRequest("call_" + java.util.UUID.randomUUID().toString().replace("-", "") + "_" + i, "shell",
             "{\"command\":\"deploy " + targets[i].strip() + "\"}"));
       }
       return CompletableFuture.completedFuture(ModelResponse.toolCalls("Deploying, with your approval.", calls));

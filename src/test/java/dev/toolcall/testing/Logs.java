@@ -51,6 +51,16 @@ public final class Logs implements BeforeEachCallback, AfterEachCallback {
     }
   }
 
+  /**
+   * Every record kept so far, oldest first, with its stack trace if any (for a process the tests start, which writes
+   * them to its own log file for the test to read).
+   */
+  public static List<Entry> all() {
+    synchronized (entries) {
+      return new ArrayList<>(entries);
+    }
+  }
+
   /** Marks the WARN and ERROR records of {@code logger}'s class in the running test as expected. */
   public static void expect(Class<?> logger) {
     expected.add(logger.getName());
