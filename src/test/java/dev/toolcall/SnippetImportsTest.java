@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -67,9 +68,10 @@ class SnippetImportsTest {
     }
     int blocks = 0;
     for (Path document : documents) {
+      Set<String> declaredAbove = new TreeSet<>();   // a class a document shows once, used by its later blocks
       for (Block block : javaBlocks(document)) {
         blocks++;
-        for (String problem : problems(block.code(), known)) {
+        for (String problem : problems(block.code(), known, declaredAbove)) {
           problems.add(document + ":" + block.line() + ": " + problem);
         }
       }
@@ -108,12 +110,26 @@ class SnippetImportsTest {
         // a Duration in a comment, "a ToolResult" in a string
         record Local(Tool tool, Step step) {}
         Local l = new Local(requireNonNull(tool), step);
-        ToolCallState s = dev.toolcall.ToolCallState.PENDING;""", known))
-        .containsExactly("uses ToolCallState (dev.toolcall.ToolCallState) without importing it");
+        ToolCallState s = dev.toolcall.ToolCallState.PENDING;
+        @Bean String name = String.valueOf(TimeUnit.SECONDS) + MAX;""", known))
+        .containsExactlyInAnyOrder("uses ToolCallState (dev.toolcall.ToolCallState) without importing it",
+            "uses TimeUnit (java.util.concurrent.TimeUnit) without importing it",
+            "uses Bean, which it neither imports nor declares");
   }
 
   /** What is wrong with one block's code, each as a sentence; empty when nothing is. */
   private static List<String> problems(String code, Map<String, Set<String>> known) {
+    return problems(code, known, new TreeSet<>());
+  }
+
+  /**
+   * As {@link #problems(String, Map)}, for a block after others of its document that declared {@code declaredAbove}
+   * (to which this block's own declarations are added): besides the library's and the listed JDK types, any other
+   * capitalized name (a framework's annotation, a type of the reader's own) must be imported, declared in the
+   * document or be in java.lang; an all-capitals name (a constant) and a one-letter one (a type variable) are not
+   * checked.
+   */
+  private static List<String> problems(String code, Map<String, Set<String>> known, Set<String> declaredAbove) {
     List<String> problems = new ArrayList<>();
     Set<String> imported = new TreeSet<>();
     boolean codeSeen = false;
@@ -154,6 +170,8 @@ class SnippetImportsTest {
     while (d.find()) {
       declared.add(d.group(1));
     }
+    declared.addAll(declaredAbove);
+    declaredAbove.addAll(declared);
     Set<String> used = new TreeSet<>();
     Matcher w = SIMPLE_NAME.matcher(body);
     while (w.find()) {
@@ -168,6 +186,9 @@ class SnippetImportsTest {
       Set<String> candidates = known.get(name);
       if (candidates != null && !imported.contains(name) && !declared.contains(name)) {
         problems.add("uses " + name + " (" + String.join(" or ", candidates) + ") without importing it");
+      } else if (candidates == null && !imported.contains(name) && !declared.contains(name) && name.length() > 1
+          && !name.equals(name.toUpperCase(Locale.ROOT)) && load("java.lang." + name) == null) {
+        problems.add("uses " + name + ", which it neither imports nor declares");
       }
     }
     return problems;
