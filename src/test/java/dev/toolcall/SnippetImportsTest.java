@@ -35,6 +35,7 @@ class SnippetImportsTest {
   private static final Pattern FENCE_CLOSE = Pattern.compile("^\\s*```\\s*$");
   private static final Pattern IMPORT = Pattern.compile("^import\\s+(static\\s+)?([\\w.]+?)(\\.\\*)?\\s*;\\s*$");
   private static final Pattern DECLARED = Pattern.compile("\\b(?:class|interface|record|enum)\\s+([A-Z]\\w*)");
+  private static final Pattern README_BEGIN = Pattern.compile("(?m)^\\s*// README:begin(?: (\\S+))?\\s*$\n?");
   /** A capitalized word not written after a dot, a '$' or inside another word: a simple type name. */
   private static final Pattern SIMPLE_NAME = Pattern.compile("(?<![\\w.$])[A-Z]\\w*");
 
@@ -78,6 +79,61 @@ class SnippetImportsTest {
     }
     assertThat(blocks).as("java blocks found in README.md and docs/").isGreaterThan(30);
     assertThat(problems).as("java blocks that do not import what they use").isEmpty();
+  }
+
+  /**
+   * A README block that a test runs (the code between the test source's {@code // README:begin} and
+   * {@code // README:end} lines) imports what that source compiles against: each of its imports is one of the
+   * source's, a class of the source's own package, or a name the source writes fully qualified.
+   */
+  @Test
+  void theReadmeBlocksThatTestsRunImportWhatTheTestsCompileAgainst() throws IOException {
+    List<Block> readme = javaBlocks(Path.of("README.md"));
+    List<String> problems = new ArrayList<>();
+    int matched = 0;
+    List<Path> sources;
+    try (Stream<Path> files = Files.walk(Path.of("src/test/java"))) {
+      sources = files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+    }
+    for (Path source : sources) {
+      String text = Files.readString(source, StandardCharsets.UTF_8);
+      Matcher begin = README_BEGIN.matcher(text);
+      while (begin.find()) {
+        String name = begin.group(1) == null ? "" : " " + begin.group(1);
+        Matcher end = Pattern.compile("(?m)^\\s*// README:end" + Pattern.quote(name) + "\\s*$").matcher(text);
+        assertThat(end.find(begin.end())).as("%s: README:end%s", source, name).isTrue();
+        String snippet = dedent(text.substring(begin.end(), end.start()));
+        List<Block> showing = readme.stream().filter(b -> b.code().contains(snippet)).toList();
+        if (showing.isEmpty()) {
+          continue;   // a README check of its own reports a snippet the README lacks
+        }
+        matched++;
+        String pkg = text.lines().filter(l -> l.startsWith("package ")).findFirst()
+            .map(l -> l.substring(8, l.indexOf(';'))).orElse("");
+        for (String line : showing.get(0).code().lines().map(String::strip).toList()) {
+          Matcher m = IMPORT.matcher(line);
+          if (!m.matches()) {
+            continue;
+          }
+          String imported = m.group(2);
+          boolean samePackage = imported.startsWith(pkg + ".") && imported.indexOf('.', pkg.length() + 1) < 0;
+          if (!text.contains(line + "\n") && !samePackage
+              && !stripCommentsAndLiterals(text).replaceAll("(?m)^import .*$", "").contains(imported)) {
+            problems.add("README.md:" + showing.get(0).line() + " (run by " + source + "): " + line
+                + " is not what the test compiles against");
+          }
+        }
+      }
+    }
+    assertThat(matched).as("README blocks run by tests").isGreaterThanOrEqualTo(10);
+    assertThat(problems).isEmpty();
+  }
+
+  private static String dedent(String snippet) {
+    int indent = snippet.lines().filter(l -> !l.isBlank())
+        .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+    return snippet.lines().map(l -> l.length() >= indent ? l.substring(indent) : l.strip())
+        .collect(Collectors.joining("\n")).strip();
   }
 
   /**
