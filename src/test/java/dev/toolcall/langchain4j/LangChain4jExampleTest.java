@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.TurnResult;
+import dev.toolcall.langchain4j.readme.TravelAssistant;
 import dev.toolcall.permission.Decision;
+import dev.toolcall.testing.Readme;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,27 +38,28 @@ class LangChain4jExampleTest {
         .then(r -> LangChain4jAdapterTest.calls(LangChain4jAdapterTest.call("c1", "temperature",
             "{\"city\":\"Oslo\"}"), LangChain4jAdapterTest.call("c2", "book", "{\"city\":\"Oslo\"}")))
         .then(r -> LangChain4jAdapterTest.text("It is -3.5 °C in Oslo; booked."));
-    try (ToolCallRuntime runtime = LangChain4jAiServicesExample.runtime()) {
+    try (ToolCallRuntime runtime = TravelAssistant.runtime()) {
       java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
       runtime.permissions().onRequest(req -> {
         asked.add(req.toolName() + " in " + req.sessionId());
         runtime.permissions().decide(req.requestId(), Decision.approveOnce(req));
       }, Runnable::run);
-      assertThat(LangChain4jAiServicesExample.assistant(model, runtime).chat("alice", "How cold is Oslo? Book it."))
+      assertThat(TravelAssistant.assistant(model, runtime).chat("alice", "How cold is Oslo? Book it."))
           .isEqualTo("It is -3.5 °C in Oslo; booked.");
       assertThat(asked).containsExactly("book in alice");
       java.util.List<dev.langchain4j.data.message.ChatMessage> sent = model.requests.get(1).messages();
       assertThat(sent.subList(sent.size() - 2, sent.size())).extracting(m ->
           ((dev.langchain4j.data.message.ToolExecutionResultMessage) m).text()).containsExactly("-3.5", "booked Oslo");
     }
-    assertTheDocShows("src/test/java/dev/toolcall/langchain4j/LangChain4jAiServicesExample.java");
-    // the README shows it in a list item, indented as the class's members are
-    String source = Files.readString(Path.of("src/test/java/dev/toolcall/langchain4j/LangChain4jAiServicesExample"
-        + ".java"), StandardCharsets.UTF_8);
-    String readme = source.substring(source.indexOf("  // README:begin\n") + "  // README:begin\n".length(),
-        source.indexOf("  // README:end"));
-    assertThat(Files.readString(Path.of("README.md"), StandardCharsets.UTF_8)).as("the README shows the example")
-        .contains(readme);
+    // the README and docs/integrations.md show the class whole, with its imports
+    String example = "src/test/java/dev/toolcall/langchain4j/readme/TravelAssistant.java";
+    Readme.assertShows(example, "langchain4j");
+    String source = Files.readString(Path.of(example), StandardCharsets.UTF_8);
+    String begin = "// README:begin langchain4j\n";
+    String shown = source.substring(source.indexOf(begin) + begin.length(),
+        source.indexOf("// README:end langchain4j"));
+    assertThat(Files.readString(Path.of("docs/integrations.md"), StandardCharsets.UTF_8))
+        .as("docs/integrations.md shows the example as it is").contains("```java\n" + shown + "```\n");
   }
 
   private static void assertTheDocShows(String file) throws Exception {
