@@ -114,7 +114,7 @@ public final class ApprovalServer implements AutoCloseable {
     this.maxStreams = b.maxStreams;
     this.heartbeatMillis = b.heartbeatMillis;
     this.clock = Clock.systemUTC();
-    this.board = new CallBoard(runtime, b.presenter, clock, b.transcripts);
+    this.board = new CallBoard(runtime, b.presenter, clock, b.transcripts, b.directory);
     this.directory = b.directory;
     this.agui = b.directory != null
         ? AguiEndpoint.builder(runtime, b.directory).access(access).maxBodyBytes(maxBodyBytes).build()

@@ -43,6 +43,8 @@ final class CallBoard implements AutoCloseable {
   static final String TURN = "";
 
   private final ToolCallRuntime runtime;
+  /** The directory of the sessions when the server serves them through one, or null. */
+  private final dev.toolcall.conversation.AgentDirectory directory;
   private final Presenter presenter;
   private final Clock clock;
   private final Map<String, Map<String, ToolCallSnapshot>> sessions = new ConcurrentHashMap<>();
@@ -55,6 +57,16 @@ final class CallBoard implements AutoCloseable {
 
   /** {@code transcripts}: agents whose messages say why their calls were asked (the model's text beside a request). */
   CallBoard(ToolCallRuntime runtime, Presenter presenter, Clock clock, List<Agent> transcripts) {
+    this(runtime, presenter, clock, transcripts, null);
+  }
+
+  /**
+   * A board that also shows, for a session served through {@code directory}, the open requests of its suspended turn
+   * as the store holds them (a turn suspended on another instance, whose calls no instance holds).
+   */
+  CallBoard(ToolCallRuntime runtime, Presenter presenter, Clock clock, List<Agent> transcripts,
+      dev.toolcall.conversation.AgentDirectory directory) {
+    this.directory = directory;
     this.runtime = runtime;
     this.presenter = presenter;
     this.clock = clock;
@@ -161,9 +173,59 @@ final class CallBoard implements AutoCloseable {
         ObjectNode v = Wire.view(r, presenter.theme(), clock.instant());
         why(v, r.toolName(), session, r.callId(), r.callId());
         out.add(v);
+        shown.add(r.callId());
       }
     }
+    storedRequests(session, shown, out);
     return out;
+  }
+
+  /**
+   * The open requests of {@code session}'s suspended turn as the store holds them, when the session is served through
+   * a directory and the runtime has a call store: the stored conversation's last response's calls that wait for a
+   * person, with the text of the model's message that asked for them.
+   */
+  private void storedRequests(String session, Set<String> shown, ArrayNode out) {
+    if (directory == null || runtime.callStore().isEmpty()) {
+      return;
+    }
+    java.util.Optional<dev.toolcall.conversation.AgentSnapshot> snap;
+    try {
+      snap = directory.snapshot(session);
+    } catch (RuntimeException e) {
+      return; // the store is unreachable: the page shows what this instance holds
+    }
+    if (snap.isEmpty() || snap.get().conversation().state() != dev.toolcall.ConversationState.AWAITING_TOOL_APPROVAL) {
+      return;
+    }
+    List<dev.toolcall.conversation.Message> messages = snap.get().messages();
+    if (messages.isEmpty() || !(messages.get(messages.size() - 1)
+        instanceof dev.toolcall.conversation.AssistantMessage asked)) {
+      return;
+    }
+    List<String> labels = new ArrayList<>();
+    asked.toolCalls().forEach(c -> labels.add(c.id()));
+    List<dev.toolcall.CallRecord> calls;
+    try {
+      calls = runtime.callStore().get().readByLabels(session, labels);
+    } catch (RuntimeException e) {
+      return;
+    }
+    for (dev.toolcall.CallRecord c : calls) {
+      if (c.state() != ToolCallState.PERMISSION_PENDING || c.permission() == null || !shown.add(c.callId())) {
+        continue;
+      }
+      PermissionRequest r = new PermissionRequest(c.permission().requestId(), c.callId(), session, c.toolName(),
+          dev.toolcall.ToolArguments.ofText(c.arguments()), c.argumentsVersion(), c.permission().askedAt(),
+          c.permission().deadline(), 0);
+      ObjectNode v = Wire.view(r, presenter.theme(), clock.instant());
+      runtime.registry().find(c.toolName()).map(t -> t.definition().description()).filter(d -> !d.isBlank())
+          .ifPresent(d -> v.put("description", d));
+      if (!asked.text().isBlank()) {
+        v.put("assistantText", asked.text());
+      }
+      out.add(v);
+    }
   }
 
   /** The view of one call of {@code session}, if known. */
