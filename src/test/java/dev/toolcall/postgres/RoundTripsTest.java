@@ -342,4 +342,46 @@ class RoundTripsTest {
     assertThat(sent.batchOfFour()).as("the batch's four first versions: one INSERT, one COMMIT")
         .containsExactlyElementsOf(concat(List.of("INSERT", "COMMIT"), times(8, "UPDATE", "COMMIT")));
   }
+
+  /**
+   * The round trips of a conversation's steps through an {@code AgentDirectory} on the shared store: a turn that
+   * suspends on one approval (the take, the call's versions, the write-back, the hand-over of the waiting call), then
+   * its resume (the take, the reads that load the turn, the decision, the tool's versions, the write-back).
+   */
+  @Test
+  void aDirectorysStepsCountTheirRoundTrips() throws Exception {
+    Wire wire = new Wire();
+    PostgresCallStore store = PostgresCallStore.create(wire.over(db));
+    List<String> suspend;
+    List<String> resume;
+    dev.toolcall.testing.ScriptedModel model = new dev.toolcall.testing.ScriptedModel()
+        .thenCalls(dev.toolcall.testing.ScriptedModel.call("d1", "shell", "{}")).thenText("done");
+    try (ToolCallRuntime rt = ToolCallRuntime.builder().tools(tools())
+        .sharedStore(store.shared("round-trips-dir", Duration.ofHours(1))).build();
+        dev.toolcall.conversation.AgentDirectory dir = dev.toolcall.conversation.AgentDirectory.builder(rt,
+            store.conversations(), id -> dev.toolcall.conversation.Agent.builder(model, rt)).build()) {
+      wire.take();
+      dev.toolcall.conversation.TurnResult asked = dir.send("dir-rt", "go").toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      suspend = wire.take();
+      dev.toolcall.conversation.Interrupt i = asked.interrupts().get(0);
+      dev.toolcall.conversation.TurnResult done = dir.resumeWith("dir-rt", List.of(new Decision.ApproveOnce(
+          i.requestId(), i.argumentsVersion()))).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(done.ending()).isEqualTo(dev.toolcall.conversation.TurnResult.Ending.ANSWERED);
+      resume = wire.take();
+    }
+    if (Boolean.getBoolean("toolcall.roundtrips.print")) {
+      System.out.println("suspend " + suspend.size() + "/" + commits(suspend) + " " + suspend);
+      System.out.println("resume " + resume.size() + "/" + commits(resume) + " " + resume);
+    }
+    // take; the call stored pending, its arguments, permission_pending; the write-back; the hand-over
+    assertThat(suspend).as("a step that suspends on one approval")
+        .containsExactly("+INSERT", "INSERT", "COMMIT", "UPDATE", "COMMIT", "UPDATE", "COMMIT", "+UPDATE", "+UPDATE");
+    assertThat(commits(suspend)).isEqualTo(6);
+    // take; the turn's call read by label; brought in (its first version's insert meets the stored row: rolled
+    // back); approved, running, completed; the write-back
+    assertThat(resume).as("the step that resumes it").containsExactly("+INSERT", "SELECT", "INSERT", "ROLLBACK",
+        "UPDATE", "COMMIT", "UPDATE", "COMMIT", "UPDATE", "COMMIT", "+UPDATE");
+    assertThat(commits(resume)).isEqualTo(5);
+  }
 }
