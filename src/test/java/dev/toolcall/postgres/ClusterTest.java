@@ -8,6 +8,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,6 +148,29 @@ class ClusterTest {
       }
     });
 
+    // a person on the approval page, through nginx: a turn that AG-UI suspended (on whichever instance) is listed by
+    // the page served by whichever instance, and Approve makes it go on
+    String page = "page-0";
+    HttpClient http = HttpClient.newHttpClient();
+    String run = "{\"threadId\":\"" + page + "\",\"runId\":\"r1\",\"messages\":[{\"id\":\"m1\",\"role\":\"user\","
+        + "\"content\":\"deploy page\"}],\"tools\":[],\"context\":[],\"state\":{},\"forwardedProps\":{}}";
+    HttpResponse<String> first = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nginxPort + "/agui"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + ClusterInstance.TOKEN)
+        .POST(HttpRequest.BodyPublishers.ofString(run)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(first.body()).as(first.body()).contains("\"type\":\"interrupt\"");
+    String callId = first.body().replaceAll("(?s).*\"toolCallId\":\"([^\"]+)\".*", "$1");
+    try (dev.toolcall.agui.Browser browser = dev.toolcall.agui.Browser.open()) {
+      browser.go(URI.create("http://127.0.0.1:" + nginxPort + "/approvals/#session=" + page + "&token="
+          + ClusterInstance.TOKEN));
+      browser.click(callId, "approve_once");
+      long pageUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (count(admin, "SELECT count(*) FROM toolcall_conversation WHERE conversation_id = '" + page + "'"
+          + " AND document::text LIKE '%done: [ran deploy page]%' AND owner IS NULL") == 0) {
+        assertThat(System.nanoTime()).as("the page's approval made the turn go on").isLessThan(pageUntil);
+        Thread.sleep(100);
+      }
+    }
+
     // nothing left open once the load is over (the deadlines of the last requests included)
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (count(admin, "SELECT count(*) FROM toolcall_call WHERE state NOT IN"
@@ -168,6 +195,9 @@ class ClusterTest {
       while (rs.next()) {
         conversations++;
         String id = rs.getString(1);
+        if (!id.startsWith("cluster-")) {
+          continue; // the page's conversation, checked above
+        }
         dev.toolcall.conversation.AgentSnapshot snap = dev.toolcall.conversation.AgentSnapshot.fromJson(rs.getString(2));
         List<dev.toolcall.conversation.Message> messages = snap.messages();
         for (dev.toolcall.conversation.Message m : messages) {
@@ -196,7 +226,7 @@ class ClusterTest {
       }
     }
     assertThat(untrue).as("results the model was told that are not the stored outcomes").isEmpty();
-    assertThat(conversations).isEqualTo(turns);
+    assertThat(conversations).isEqualTo(turns + 1); // and the page's
     assertThat(asScenario).as("conversations that ended as their scenario says, of " + turns)
         .isGreaterThanOrEqualTo(turns * 8 / 10);
 
