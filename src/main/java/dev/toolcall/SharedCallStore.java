@@ -71,6 +71,18 @@ public interface SharedCallStore extends CallStore {
   List<CallRecord> overdue();
 
   /**
+   * The calls that have not ended and carry this runtime's lease, as stored: the runtime compares them with the calls
+   * it holds, and takes over one it does not hold (a first version whose commit lost its answer, so the runtime took
+   * the call as never stored while the row exists under its lease, which its renewals would otherwise keep alive for
+   * ever). The default lists none.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  default List<CallRecord> leased() {
+    return List.of();
+  }
+
+  /**
    * Marks the waiting call {@code waiting} as handed over to the store by its runtime
    * ({@code ToolCallRuntime.handOff}), if the store still holds that version of it waiting: no runtime holds it or
    * will deny it at its deadline, so {@link #handedOverPastDeadline} lists it once its deadline has passed (and

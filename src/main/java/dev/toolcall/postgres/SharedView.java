@@ -262,6 +262,34 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
+  /** The calls not ended under this view's lease ({@link dev.toolcall.SharedCallStore#leased}). */
+  @Override
+  public List<dev.toolcall.CallRecord> leased() {
+    try {
+      return Writes.retried(timeoutSeconds, () -> {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT "
+            + Rows.COLUMNS + " FROM toolcall_call WHERE lease_owner = ? AND state NOT IN " + Rows.ENDED
+            + " ORDER BY seq")) {
+          ps.setQueryTimeout(timeoutSeconds);
+          ps.setString(1, owner);
+          List<dev.toolcall.CallRecord> out = new ArrayList<>();
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              try {
+                out.add(PostgresCallStore.entry(Rows.row(rs)));
+              } catch (StoreException e) {
+                store.unreadable(Rows.key(rs.getString(1), rs.getString(2)), e);
+              }
+            }
+          }
+          return out;
+        }
+      });
+    } catch (SQLException e) {
+      throw new StoreException("reading the calls leased by " + owner + " failed: " + e.getMessage(), e);
+    }
+  }
+
   /** The waiting calls handed over to the store ({@link #handOver}) whose deadline has passed. */
   @Override
   public List<dev.toolcall.CallRecord> handedOverPastDeadline() {

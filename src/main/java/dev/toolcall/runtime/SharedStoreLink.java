@@ -48,6 +48,8 @@ final class SharedStoreLink implements AutoCloseable {
   private volatile AutoCloseable watch;
   private volatile boolean closed;
   private boolean sweepFailed; // the link's thread only
+  /** How many sweeps ran; the link's thread only. */
+  private long sweeps;
   /** Whether an operation on the store failed since the last sweep that worked; set by any thread. */
   private volatile boolean storeFailed;
   /** When the store last failed an operation of this link (wall clock), or null; set by any thread. */
@@ -207,6 +209,13 @@ final class SharedStoreLink implements AutoCloseable {
       }
       for (CallRecord c : store.handedOverPastDeadline()) {
         denyHandedOver(c);
+      }
+      if (++sweeps % 3 == 0) { // once a lease: the rows under this runtime's lease that it does not hold
+        for (CallRecord c : store.leased()) {
+          if (runtime.scheduler().call(c.sessionId(), c.callId()).isEmpty()) {
+            adopt(c); // a call whose first write lost its answer: taken over as a restore would (a known id is left)
+          }
+        }
       }
     } catch (RuntimeException e) {
       failed();

@@ -175,7 +175,10 @@ class ClusterTest {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (count(admin, "SELECT count(*) FROM toolcall_call WHERE state NOT IN"
         + " ('completed', 'failed', 'cancelled', 'permission_denied')") > 0) {
-      assertThat(System.nanoTime()).as("calls still open 60 s after the load").isLessThan(until);
+      assertThat(System.nanoTime()).as("calls still open 60 s after the load: " + rows(admin,
+          "SELECT session_id || '/' || call_id || ' ' || state || ' v' || version || ' lease ' || coalesce(lease_owner,"
+          + " '-') || ' deadline ' || coalesce(document #>> '{permission,deadline}', '-') FROM toolcall_call WHERE"
+          + " state NOT IN ('completed', 'failed', 'cancelled', 'permission_denied')")).isLessThan(until);
       Thread.sleep(200);
     }
     assertThat(count(admin, "SELECT count(*) FROM cluster_run WHERE twice > 0")).as("tools run twice").isZero();
@@ -309,6 +312,16 @@ class ClusterTest {
       assertThat(System.nanoTime()).as("waiting for " + sql + " >= " + atLeast).isLessThan(until);
       Thread.sleep(100);
     }
+  }
+
+  private static List<String> rows(DataSource db, String sql) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
   }
 
   private static long count(DataSource db, String sql) throws Exception {
