@@ -26,7 +26,6 @@ import dev.toolcall.event.ToolCallEvent;
 import dev.toolcall.permission.Decision;
 import dev.toolcall.permission.PermissionRequest;
 import dev.toolcall.runtime.ToolCallRuntime;
-import dev.toolcall.wire.WireFormat;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -337,7 +336,7 @@ final class DirectoryRun {
           o.put("toolCallId", i.callId());
           o.set("responseSchema", Wire.responseSchema());
           o.put("expiresAt", i.deadline().toString());
-          o.set("metadata", WireFormat.interrupt(i));
+          o.set("metadata", Wire.request(request(i)));
         }
         for (JsonNode i : interrupts) {
           emit(event("CUSTOM").put("name", "on_interrupt").put("value", Wire.text(i)));
