@@ -25,6 +25,10 @@ import java.util.regex.Pattern;
  * Reads argument text into {@link ToolArguments} under {@link ArgumentLimits}. Immutable and thread-safe: one
  * instance serves any number of threads (Jackson factories are thread-safe; each parse has its own parser).
  *
+ * <p>An object or array in the common subset of JSON is read in one pass by {@link FastJson}, without a Jackson
+ * parser; any other text, and every text it does not read with certainty, goes to Jackson's token stream, which
+ * words every refusal. Both build the same tree.
+ *
  * <p>The JSON tree is built here from the token stream instead of by an {@code ObjectMapper}, so that every check
  * (duplicate keys, unpaired surrogates from escapes, numbers out of range) can name the line and column of the
  * offending token. Nothing thrown by Jackson (or anything else) leaves {@link #parse}: every failure is a
@@ -119,7 +123,11 @@ final class ArgumentParser {
       return malformed("The arguments start with a byte order mark (U+FEFF) at "
           + ModelText.position(raw, start) + ". Send the JSON without it.");
     }
-    if (first == '{' || first == '[' || first == '"' || first == '}' || first == ']') {
+    if (first == '{' || first == '[') {
+      JsonNode fast = FastJson.read(raw, start, limits);
+      return fast != null ? fast : readJson(raw);
+    }
+    if (first == '"' || first == '}' || first == ']') {
       return readJson(raw);
     }
     if ((first >= '0' && first <= '9') || first == '-' || first == 't' || first == 'f' || first == 'n') {
@@ -149,8 +157,12 @@ final class ArgumentParser {
     return new ParsedArguments.Ok(new ToolArguments.Text(raw, raw));
   }
 
-  /** The fresh tree of the one JSON value {@code raw} holds, or why it was refused. */
-  private Object readJson(String raw) {
+  /**
+   * The fresh tree of the one JSON value {@code raw} holds, or why it was refused, read by Jackson: the path for any
+   * text {@link FastJson} does not read, and the one that words every refusal. Package-private for the test that
+   * both paths agree.
+   */
+  Object readJson(String raw) {
     JsonParser parser = null;
     try {
       parser = factory.createParser(raw);
