@@ -330,6 +330,51 @@ final class KnownCalls {
     }
   }
 
+  /** The run of the call {@code sessionId}/{@code callId} runs here, or null. */
+  CallRun runOf(String sessionId, String callId) {
+    int h = hash(sessionId, callId);
+    synchronized (this) {
+      int pos = find(sessionId, callId, h);
+      return pos < 0 ? null : knowns[table[pos] - 1].run;
+    }
+  }
+
+  /**
+   * The one run of call id {@code callId} that is registered for nesting ({@link CallRun#nestable}) in any session, or
+   * null when none is or several are; {@code count[0]} is set to how many are. A scan of the window.
+   */
+  synchronized CallRun onlyRunOf(String callId, int[] count) {
+    CallRun only = null;
+    int n = 0;
+    int mask = knowns.length - 1;
+    for (long q = head; q < tail; q++) {
+      int s = (int) q & mask;
+      Known k = knowns[s];
+      if (k != null && ids[s].equals(callId)) {
+        CallRun r = k.run;
+        if (r != null && r.nestable) {
+          only = ++n == 1 ? r : null;
+        }
+      }
+    }
+    count[0] = n;
+    return only;
+  }
+
+  /** How many runs are registered for nesting (for tests). */
+  synchronized int nestableRuns() {
+    int n = 0;
+    int mask = knowns.length - 1;
+    for (long q = head; q < tail; q++) {
+      Known k = knowns[(int) q & mask];
+      CallRun r = k == null ? null : k.run;
+      if (r != null && r.nestable) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** How many ids the window holds (for tests). */
   synchronized int size() {
     return live;
