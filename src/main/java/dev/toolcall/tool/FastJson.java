@@ -25,6 +25,13 @@ final class FastJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   /** The most digits of an integer read here; longer ones go to Jackson (which may make a big integer). */
   private static final int MAX_INT_DIGITS = 18;
+  /** The longest property name kept in {@link #NAMES}. */
+  private static final int MAX_CACHED_NAME = 32;
+  /**
+   * Property names read lately, by a hash of their characters: at most 512 short strings, shared by every reader
+   * (each slot is written whole, so a reader sees either string, both of which are right for their characters).
+   */
+  private static final String[] NAMES = new String[512];
 
   private final String s;
   private final int n;
@@ -77,7 +84,7 @@ final class FastJson {
         if (i >= n || s.charAt(i) != '"') {
           return null;
         }
-        String name = string();
+        String name = name();
         if (name == null) {
           return null;
         }
@@ -162,6 +169,37 @@ final class FastJson {
     }
     i += word.length();
     return true; // what follows must be a separator: the container's loop checks it
+  }
+
+  /**
+   * The property name whose opening quote is at {@code i}; null when outside the subset. A short name without escapes
+   * is taken from {@link #NAMES} when it was read before (tools' property names repeat call after call), which saves
+   * its copy and the computing of its hash.
+   */
+  private String name() {
+    int start = i + 1;
+    int h = 0;
+    for (int k = start; k < n && k - start <= MAX_CACHED_NAME; k++) {
+      char c = s.charAt(k);
+      if (c == '"') {
+        int length = k - start;
+        if (length >= limits.maxStringLength()) {
+          return null;
+        }
+        int slot = (h ^ (h >>> 11)) & (NAMES.length - 1);
+        String cached = NAMES[slot];
+        if (cached == null || cached.length() != length || !s.regionMatches(start, cached, 0, length)) {
+          NAMES[slot] = cached = s.substring(start, k); // a benign race: any string of these characters will do
+        }
+        i = k + 1;
+        return cached;
+      }
+      if (c == '\\' || c < 0x20) {
+        break;
+      }
+      h = 31 * h + c;
+    }
+    return string();
   }
 
   /** The string whose opening quote is at {@code i}, decoded; null when outside the subset. */
