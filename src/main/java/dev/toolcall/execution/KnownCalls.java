@@ -123,6 +123,16 @@ final class KnownCalls {
     }
   }
 
+  /** The table position of ring slot {@code slot}, which is in the table: found by its hash, no key compared. */
+  private int position(int slot) {
+    int mask = table.length - 1;
+    int i = hashes[slot] & mask;
+    while (table[i] != slot + 1) {
+      i = (i + 1) & mask;
+    }
+    return i;
+  }
+
   /** Empties table position {@code pos}, moving later entries of its probe run back (no tombstones). */
   private void tableRemove(int pos) {
     int mask = table.length - 1;
@@ -223,7 +233,7 @@ final class KnownCalls {
         if (!k.isEnded()) {
           break;
         }
-        removeAt(find(sessions[s], ids[s], hashes[s]), s);
+        removeAt(position(s), s);
       }
       return null;
     }

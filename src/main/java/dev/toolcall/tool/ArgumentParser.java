@@ -112,6 +112,13 @@ final class ArgumentParser {
     if (start == length || raw.isBlank()) {
       return new ParsedArguments.Ok(new ToolArguments.Json(raw, ToolArguments.EMPTY.node()));
     }
+    char opening = raw.charAt(start);
+    if (opening == '{' || opening == '[') {
+      JsonNode fast = FastJson.read(raw, start, limits); // checks for unpaired surrogates as it goes
+      if (fast != null) {
+        return fast;
+      }
+    }
     int lone = loneSurrogate(raw);
     if (lone >= 0) {
       return malformed("The arguments contain invalid Unicode: an unpaired surrogate code unit "
@@ -123,11 +130,7 @@ final class ArgumentParser {
       return malformed("The arguments start with a byte order mark (U+FEFF) at "
           + ModelText.position(raw, start) + ". Send the JSON without it.");
     }
-    if (first == '{' || first == '[') {
-      JsonNode fast = FastJson.read(raw, start, limits);
-      return fast != null ? fast : readJson(raw);
-    }
-    if (first == '"' || first == '}' || first == ']') {
+    if (first == '{' || first == '[' || first == '"' || first == '}' || first == ']') {
       return readJson(raw);
     }
     if ((first >= '0' && first <= '9') || first == '-' || first == 't' || first == 'f' || first == 'n') {

@@ -47,8 +47,9 @@ final class FastJson {
 
   /**
    * The tree of {@code raw}, whose first non-whitespace character at {@code start} opens an object or array, or null
-   * when the text is outside the subset (then read it with Jackson). The caller has checked the document's length
-   * and that it holds no unpaired surrogate.
+   * when the text is outside the subset (then read it with Jackson). The caller has checked the document's length.
+   * Text it reads holds no unpaired surrogate: one anywhere (outside strings any character but JSON's own ends the
+   * read) makes it answer null, so the caller's check and message apply.
    */
   static JsonNode read(String raw, int start, ArgumentLimits limits) {
     char first = raw.charAt(start);
@@ -194,8 +195,8 @@ final class FastJson {
         i = k + 1;
         return cached;
       }
-      if (c == '\\' || c < 0x20) {
-        break;
+      if (c == '\\' || c < 0x20 || Character.isSurrogate(c)) {
+        break; // read by string(), which checks
       }
       h = 31 * h + c;
     }
@@ -221,6 +222,13 @@ final class FastJson {
       }
       if (c < 0x20) {
         return null; // a raw control character: Jackson's path names it
+      }
+      if (c >= '\uD800' && c <= '\uDFFF') { // a surrogate: only as the first of a pair, which is taken whole
+        if (c > '\uDBFF' || i + 1 >= n || !Character.isLowSurrogate(s.charAt(i + 1))) {
+          return null; // an unpaired one: the caller's check names it
+        }
+        i += 2;
+        continue;
       }
       if (c == '\\') {
         if (i + 1 >= n) {

@@ -83,13 +83,25 @@ class FastJsonProperties {
     assertThat(fastRead).as("texts the fast reader accepted of %s", checked).isGreaterThan(checked / 10);
   }
 
+  /** {@code raw} with every character outside printable ASCII as an escape, for a readable failure. */
+  private static String esc(String raw) {
+    StringBuilder b = new StringBuilder();
+    for (char c : raw.toCharArray()) {
+      b.append(c >= 0x20 && c < 0x7f ? String.valueOf(c) : String.format("\\u%04X", (int) c));
+    }
+    return b.toString();
+  }
+
   private static void agree(String raw) {
     for (ArgumentLimits limits : List.of(ArgumentLimits.DEFAULT, SMALL, TINY)) {
       ArgumentParser parser = ArgumentParser.forLimits(limits);
       Object jackson = parser.readJson(raw);
       int start = firstNonWhitespace(raw);
-      boolean eligible = start < raw.length() && raw.length() <= limits.maxDocumentLength() && wellFormed(raw);
+      boolean eligible = start < raw.length() && raw.length() <= limits.maxDocumentLength();
       JsonNode fast = eligible ? FastJson.read(raw, start, limits) : null;
+      if (!wellFormed(raw)) {
+        assertThat(fast).as("an unpaired surrogate in %s", esc(raw)).isNull(); // the parser's check words it
+      }
       synchronized (FastJsonProperties.class) {
         checked++;
         if (fast != null) {
@@ -97,17 +109,20 @@ class FastJsonProperties {
         }
       }
       if (fast != null) {
-        assertThat(jackson).as("%s under %s", raw, limits).isInstanceOf(JsonNode.class);
-        sameTree(fast, (JsonNode) jackson, raw);
+        assertThat(jackson).as("%s under %s", esc(raw), limits).isInstanceOf(JsonNode.class);
+        sameTree(fast, (JsonNode) jackson, esc(raw));
       }
-      // the parser's answer is the Jackson path's, whichever reader built it
-      if (eligible && (raw.charAt(start) == '{' || raw.charAt(start) == '[')) {
+      // the parser's answer is the Jackson path's, whichever reader built it; an unpaired surrogate is refused first
+      if (eligible && !wellFormed(raw)) {
+        assertThat(parser.readTree(raw)).as(esc(raw)).isInstanceOf(ParsedArguments.Invalid.class)
+            .extracting(a -> ((ParsedArguments.Invalid) a).message()).asString().contains("unpaired surrogate");
+      } else if (eligible && (raw.charAt(start) == '{' || raw.charAt(start) == '[')) {
         Object answer = parser.readTree(raw);
         if (jackson instanceof JsonNode) {
-          assertThat(answer).as(raw).isInstanceOf(JsonNode.class);
-          sameTree((JsonNode) answer, (JsonNode) jackson, raw);
+          assertThat(answer).as(esc(raw)).isInstanceOf(JsonNode.class);
+          sameTree((JsonNode) answer, (JsonNode) jackson, esc(raw));
         } else {
-          assertThat(answer).as(raw).isEqualTo(jackson);
+          assertThat(answer).as(esc(raw)).isEqualTo(jackson);
         }
       }
     }
