@@ -1,9 +1,8 @@
 package dev.toolcall.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolcall.internal.json.FrozenJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 
@@ -18,7 +17,8 @@ import java.util.LinkedHashMap;
  *
  * <p>Numbers are read as Jackson reads them: an integer that fits an {@code int} is an int node, else a long node;
  * a number with a fraction or an exponent is a double node ({@link Double#parseDouble}, correctly rounded, as
- * Jackson's default). Property order is kept. Stateless and thread-safe.
+ * Jackson's default). Property order is kept. Objects and arrays are built frozen ({@link FrozenJson}), so the
+ * arguments keep the tree without copying it. Stateless and thread-safe.
  */
 final class FastJson {
 
@@ -78,9 +78,9 @@ final class FastJson {
     if (open == '{') {
       if (s.charAt(i) == '}') {
         i++;
-        return NODES.objectNode();
+        return FrozenJson.object(new LinkedHashMap<>(0));
       }
-      LinkedHashMap<String, JsonNode> map = new LinkedHashMap<>(8);
+      LinkedHashMap<String, JsonNode> map = new LinkedHashMap<>(4); // kept by the arguments: small
       while (true) {
         if (i >= n || s.charAt(i) != '"') {
           return null;
@@ -105,7 +105,7 @@ final class FastJson {
         }
         char c = s.charAt(i++);
         if (c == '}') {
-          return new ObjectNode(NODES, map);
+          return FrozenJson.object(map);
         }
         if (c != ',') {
           return null;
@@ -115,7 +115,7 @@ final class FastJson {
     }
     if (s.charAt(i) == ']') {
       i++;
-      return NODES.arrayNode();
+      return FrozenJson.array(new ArrayList<>(0));
     }
     ArrayList<JsonNode> list = new ArrayList<>(4);
     while (true) {
@@ -130,7 +130,7 @@ final class FastJson {
       }
       char c = s.charAt(i++);
       if (c == ']') {
-        return new ArrayNode(NODES, list);
+        return FrozenJson.array(list);
       }
       if (c != ',') {
         return null;

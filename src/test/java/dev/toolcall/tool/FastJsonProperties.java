@@ -109,6 +109,7 @@ class FastJsonProperties {
         }
       }
       if (fast != null) {
+        assertFrozen(fast, raw);
         assertThat(jackson).as("%s under %s", esc(raw), limits).isInstanceOf(JsonNode.class);
         sameTree(fast, (JsonNode) jackson, esc(raw));
       }
@@ -128,10 +129,31 @@ class FastJsonProperties {
     }
   }
 
+  /** Every container of {@code n} is frozen, and changing it throws. */
+  private static void assertFrozen(JsonNode n, String raw) {
+    assertThat(dev.toolcall.internal.json.FrozenJson.isFrozen(n)).as(esc(raw)).isTrue();
+    if (n instanceof ObjectNode o) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> o.put("x", 1))
+          .isInstanceOf(UnsupportedOperationException.class);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> o.removeAll())
+          .isInstanceOf(UnsupportedOperationException.class);
+      o.forEach(child -> assertFrozen(child, raw));
+    } else if (n instanceof com.fasterxml.jackson.databind.node.ArrayNode a) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.add(1))
+          .isInstanceOf(UnsupportedOperationException.class);
+      a.forEach(child -> assertFrozen(child, raw));
+    }
+  }
+
   /** Equal trees with nodes of the same classes and properties in the same order. */
   private static void sameTree(JsonNode a, JsonNode b, String raw) {
     assertThat(a).as(raw).isEqualTo(b);
-    assertThat(a.getClass()).as(raw).isEqualTo(b.getClass());
+    if (a.isContainerNode()) { // the fast reader's containers are frozen; Jackson's path builds plain ones
+      assertThat(a.getNodeType()).as(raw).isEqualTo(b.getNodeType());
+      assertThat(dev.toolcall.internal.json.FrozenJson.isFrozen(a) || !isFast(a)).as(raw).isTrue();
+    } else {
+      assertThat(a.getClass()).as(raw).isEqualTo(b.getClass());
+    }
     assertThat(a.toString()).as(raw).isEqualTo(b.toString());
     if (a.isObject()) {
       Iterator<Map.Entry<String, JsonNode>> x = a.fields();
@@ -150,6 +172,12 @@ class FastJsonProperties {
       assertThat(Double.doubleToRawLongBits(a.doubleValue())).as(raw)
           .isEqualTo(Double.doubleToRawLongBits(b.doubleValue()));
     }
+  }
+
+  /** Whether {@code n} came from the fast reader, whose containers are all frozen (Jackson's are plain). */
+  private static boolean isFast(JsonNode n) {
+    return !(n.getClass() == com.fasterxml.jackson.databind.node.ObjectNode.class
+        || n.getClass() == com.fasterxml.jackson.databind.node.ArrayNode.class);
   }
 
   private static int firstNonWhitespace(String s) {
