@@ -6,14 +6,14 @@
 # benchmark is counted (by its weight for allocation samples, once for CPU samples) against the first rule, in the
 # order below, that any of its frames matches; samples outside the benchmark (JMH, class loading, JFR) are left out.
 # 'runtime' has the parts of ToolCallRuntime's path, 'dropin' adds the Spring AI managers' parts. Record with
-#   -jvmArgsAppend "-XX:StartFlightRecording=settings=profile,delay=6s,filename=x.jfr"
+#   -jvmArgsAppend "-XX:FlightRecorderOptions:stackdepth=256 -XX:StartFlightRecording=settings=profile,delay=6s,filename=x.jfr"
 # on one benchmark and workload at a time.
 import collections, json, sys
 
 RUNTIME = [
     ('schema validation (networknt, CompiledSchema)', ('com.networknt', 'ArgumentSchema', 'SchemaCheck', 'CompiledSchema')),
     ('argument copies', ('deepCopy', 'JsonCopies')),
-    ('argument parsing (ArgumentParser, Jackson parser)', ('ArgumentParser', 'ParsedArguments')),
+    ('argument parsing (ArgumentParser, FastJson, Jackson parser)', ('ArgumentParser', 'FastJson', 'ParsedArguments')),
     ('tool body and its result', ('ToolResult', 'WholePathBenchmark.lambda')),
     ('events (bus)', ('ToolCallEvent', 'dev.toolcall.event')),
     ('state changes (ToolCall, snapshots)', ('dev.toolcall.ToolCall.', 'ToolCallSnapshot', 'dev.toolcall.fsm',

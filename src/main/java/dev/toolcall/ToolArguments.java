@@ -163,10 +163,14 @@ public sealed interface ToolArguments permits ToolArguments.Text, ToolArguments.
    * @param node the parsed JSON; stored as a private copy
    */
   record Json(String raw, JsonNode node) implements ToolArguments {
-    /** Checks both parts are present and keeps a private copy of the node. */
+    /**
+     * Checks both parts are present and keeps a private copy of the node (a tree nobody can change, such as the
+     * argument parser builds, is kept as it is).
+     */
     public Json {
       Objects.requireNonNull(raw, "raw");
-      node = JsonCopies.copy(Objects.requireNonNull(node, "node"));
+      Objects.requireNonNull(node, "node");
+      node = dev.toolcall.internal.json.FrozenJson.isFrozen(node) ? node : JsonCopies.copy(node);
     }
 
     /** A copy of the parsed JSON: changing it changes nothing here. */

@@ -99,7 +99,8 @@ class ApiSignatureTest {
   }
 
   private static boolean exported(Class<?> type) {
-    if (type.getPackageName().equals("dev.toolcall.internal")) {
+    if (type.getPackageName().equals("dev.toolcall.internal")
+        || type.getPackageName().startsWith("dev.toolcall.internal.")) {
       return false; // shared helpers, not API (left out of the javadoc too)
     }
     for (Class<?> t = type; t != null; t = t.getEnclosingClass()) {

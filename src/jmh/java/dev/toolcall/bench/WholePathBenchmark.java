@@ -68,7 +68,13 @@ import org.springframework.ai.tool.support.ToolDefinitions;
  *   <li>{@code springAiToolCallingManager}: Spring AI's {@code DefaultToolCallingManager.executeToolCalls} on a
  *       prompt and an assistant message with the tool call, the closest in scope to ours: it resolves the callback,
  *       runs it inside a Micrometer observation (no-op registry) and builds the conversation history with the tool
- *       response message; no schema validation, no policy.
+ *       response message; no schema validation, no policy. Its prompt names a conversation in its tool context
+ *       (what a {@code ChatClient} with chat memory sends, and what this library needs for sessions); Spring's
+ *       manager then copies the history into a {@code ToolContext} per call.
+ *   <li>{@code springAiToolCallingManagerDefaultPrompt}: the same on Spring's default prompt, without a tool context
+ *       (what a {@code ChatClient} without chat memory sends).
+ *   <li>{@code toolcallRuntimeSpringAiManager} and {@code toolcallRuntimeSpringAiManagerDefaultPrompt}: this
+ *       library's drop-in {@code ToolCallingManager} on the same two prompts.
  * </ul>
  *
  * <p>The MCP Java SDK (io.modelcontextprotocol.sdk:mcp) has no in-process transport: a tool call reaches a server's
@@ -150,6 +156,7 @@ public class WholePathBenchmark {
   private ToolCallRuntime springRuntime;
   private dev.toolcall.springai.SpringAiToolCallingManager ourSpringManager;
   private Prompt springPrompt;
+  private Prompt springDefaultPrompt;
   private ChatResponse springResponse;
 
   @Setup(Level.Trial)
@@ -212,6 +219,9 @@ public class WholePathBenchmark {
     springPrompt = new Prompt(List.of(new UserMessage("write the app")),
         ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false)
             .toolContext(dev.toolcall.springai.SpringAiToolCallingManager.CONVERSATION_ID, "session-1").build());
+    // the prompt a ChatClient without chat memory sends: the callbacks, no tool context
+    springDefaultPrompt = new Prompt(List.of(new UserMessage("write the app")),
+        ToolCallingChatOptions.builder().toolCallbacks(springCallback).internalToolExecutionEnabled(false).build());
     AssistantMessage assistant = AssistantMessage.builder().content("")
         .toolCalls(List.of(new AssistantMessage.ToolCall("call_1", "function", m.getName(), args))).build();
     springResponse = new ChatResponse(List.of(new Generation(assistant)));
@@ -227,11 +237,15 @@ public class WholePathBenchmark {
     ToolResponseMessage last = (ToolResponseMessage) r.conversationHistory().get(r.conversationHistory().size() - 1);
     check("springAiToolCallingManager", last.getResponses().get(0).responseData(), "\"" + expected + "\"",
         expected);
-    ToolExecutionResult ours = toolcallRuntimeSpringAiManager();
-    ToolResponseMessage oursLast = (ToolResponseMessage) ours.conversationHistory()
-        .get(ours.conversationHistory().size() - 1);
-    check("toolcallRuntimeSpringAiManager", oursLast.getResponses().get(0).responseData(),
-        "\"" + expected + "\"", expected);
+    checkManager("springAiToolCallingManagerDefaultPrompt", springAiToolCallingManagerDefaultPrompt(), expected);
+    checkManager("toolcallRuntimeSpringAiManager", toolcallRuntimeSpringAiManager(), expected);
+    checkManager("toolcallRuntimeSpringAiManagerDefaultPrompt", toolcallRuntimeSpringAiManagerDefaultPrompt(),
+        expected);
+  }
+
+  private static void checkManager(String path, ToolExecutionResult r, String expected) {
+    ToolResponseMessage last = (ToolResponseMessage) r.conversationHistory().get(r.conversationHistory().size() - 1);
+    check(path, last.getResponses().get(0).responseData(), "\"" + expected + "\"", expected);
   }
 
   private static void check(String path, String got, String... allowed) {
@@ -325,5 +339,23 @@ public class WholePathBenchmark {
   @Benchmark
   public ToolExecutionResult springAiToolCallingManager() {
     return springManager.executeToolCalls(springPrompt, springResponse);
+  }
+
+  /**
+   * {@link #toolcallRuntimeSpringAiManager} on Spring's default prompt: the callbacks and no tool context, what a
+   * {@code ChatClient} without chat memory sends (each batch then runs in a session of its own).
+   */
+  @Benchmark
+  public ToolExecutionResult toolcallRuntimeSpringAiManagerDefaultPrompt() {
+    return ourSpringManager.executeToolCalls(springDefaultPrompt, springResponse);
+  }
+
+  /**
+   * {@link #springAiToolCallingManager} on Spring's default prompt (no tool context): Spring's manager then passes an
+   * empty {@code ToolContext} instead of copying the history into one.
+   */
+  @Benchmark
+  public ToolExecutionResult springAiToolCallingManagerDefaultPrompt() {
+    return springManager.executeToolCalls(springDefaultPrompt, springResponse);
   }
 }

@@ -98,6 +98,8 @@ final class CallRun implements Runnable, Permits.Waiter {
 
   /** Whether this runtime started the tool (or took the call over); false while it runs on another runtime. */
   volatile boolean startedHere;
+  /** Whether this run is running here and may have nested calls ({@link Nesting}); false once it ended. */
+  volatile boolean nestable;
 
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {

@@ -1,7 +1,6 @@
 package dev.toolcall.execution;
 
 import dev.toolcall.ToolCall;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which running call a nested call belongs to, so that a nested call never outlives its parent: when the parent
@@ -16,97 +15,50 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Nesting {
 
   /**
-   * Running calls by call id: a {@link CallRun} when one session runs the id (almost always), a {@code CallRun[]}
-   * when several do. One map entry per running call and nothing else: no list per id.
+   * The window of known calls, which already holds each call's run by session and id: a run is registered by a flag
+   * on itself ({@link CallRun#nestable}), so a call that has no nested call costs no map entry, and a nested call
+   * finds its parent there.
    */
-  private final ConcurrentHashMap<String, Object> running = new ConcurrentHashMap<>();
+  private final KnownCalls known;
+
+  Nesting(KnownCalls known) {
+    this.known = known;
+  }
 
   /** {@code run} has started RUNNING: it may now have nested calls. */
   void started(CallRun run) {
-    String id = run.call.callId();
-    if (running.putIfAbsent(id, run) != null) {
-      running.compute(id, (k, v) -> v == null ? run : with(v, run));
-    }
+    run.nestable = true;
   }
 
   /** {@code run} has ended (a second report of the same end changes nothing). */
   void ended(CallRun run) {
-    String id = run.call.callId();
-    if (!running.remove(id, run)) { // CallRun has identity equality: removes only when it runs the id alone
-      running.computeIfPresent(id, (k, v) -> without(v, run));
-    }
+    run.nestable = false;
   }
 
-  /** Links {@code child} (a new call with a parent id) to its parent's run, if one can be told apart. */
+  /**
+   * Links {@code child} (a new call with a parent id) to its parent's run, if one can be told apart: the running call
+   * of that id in the child's session (one lookup), else the only one in any other session (a scan of the window,
+   * paid only by a nested call whose parent runs in another session, such as a sub-agent's).
+   */
   void link(ToolCall child) {
     String parentId = child.identity().parentCallId();
-    Object v = running.get(parentId);
-    if (v == null) {
-      return;
-    }
-    CallRun parent = v instanceof CallRun one ? one : parent((CallRun[]) v, child.sessionId());
-    if (parent != null) {
-      parent.adopt(child);
-    } else {
-      ToolScheduler.log.debug("nested call {} names parent {}, which runs in several other sessions: not linked",
-          child.callId(), parentId);
-    }
-  }
-
-  /** The run in {@code sessionId}, else the only run of the others, else null (several other sessions run it). */
-  private static CallRun parent(CallRun[] runs, String sessionId) {
-    CallRun parent = null;
-    int others = 0;
-    for (CallRun r : runs) {
-      if (r.call.sessionId().equals(sessionId)) {
-        return r;
-      }
-      parent = ++others == 1 ? r : null;
-    }
-    return parent;
-  }
-
-  private static Object with(Object v, CallRun run) {
-    CallRun[] runs = v instanceof CallRun one ? new CallRun[] {one} : (CallRun[]) v;
-    for (CallRun r : runs) {
-      if (r == run) {
-        return v; // registered already
+    CallRun parent = known.runOf(child.sessionId(), parentId);
+    if (parent == null || !parent.nestable) {
+      int[] others = {0};
+      parent = known.onlyRunOf(parentId, others);
+      if (parent == null) {
+        if (others[0] > 1) {
+          ToolScheduler.log.debug("nested call {} names parent {}, which runs in several other sessions: not linked",
+              child.callId(), parentId);
+        }
+        return;
       }
     }
-    CallRun[] next = java.util.Arrays.copyOf(runs, runs.length + 1);
-    next[runs.length] = run;
-    return next;
-  }
-
-  private static Object without(Object v, CallRun run) {
-    if (v == run) {
-      return null;
-    }
-    if (!(v instanceof CallRun[] runs)) {
-      return v; // another run of the id; this one was not registered
-    }
-    int i = 0;
-    while (i < runs.length && runs[i] != run) {
-      i++;
-    }
-    if (i == runs.length) {
-      return v;
-    }
-    if (runs.length == 2) {
-      return runs[1 - i];
-    }
-    CallRun[] next = new CallRun[runs.length - 1];
-    System.arraycopy(runs, 0, next, 0, i);
-    System.arraycopy(runs, i + 1, next, i, runs.length - i - 1);
-    return next;
+    parent.adopt(child);
   }
 
   /** How many runs are registered (for tests). */
   int size() {
-    int n = 0;
-    for (Object v : running.values()) {
-      n += v instanceof CallRun[] runs ? runs.length : 1;
-    }
-    return n;
+    return known.nestableRuns();
   }
 }

@@ -74,7 +74,7 @@ public final class ToolScheduler implements AutoCloseable {
   final FailurePolicy failurePolicy;
   final Duration defaultTimeout;
   final List<ToolInterceptor> interceptors;
-  final Nesting nesting = new Nesting();
+  final Nesting nesting;
   final List<ExecutionScope> instrumentations;
   final Function<Throwable, String> errorText;
   final DoubleSupplier random;
@@ -122,6 +122,7 @@ public final class ToolScheduler implements AutoCloseable {
     this.maxOutputChars = b.maxOutputChars;
     this.outputFlushInterval = b.outputFlushInterval;
     this.known = new KnownCalls(b.knownCalls);
+    this.nesting = new Nesting(known);
     this.store = b.store;
   }
 

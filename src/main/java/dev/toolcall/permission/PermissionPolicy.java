@@ -27,8 +27,14 @@ public final class PermissionPolicy {
 
   private static final PermissionPolicy EMPTY = new PermissionPolicy(List.of(), List.of());
 
+  /** How many tool names {@link #rulesFor} keeps the applicable rules of. */
+  private static final int NAMES_KEPT = 1_024;
+
   private final List<PermissionRule> rules;
   private final List<String> editTools;
+  /** The rules whose tool pattern matches a name, by name (see {@link #rulesFor}). */
+  private final java.util.concurrent.ConcurrentHashMap<String, PermissionRule[]> byTool =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private PermissionPolicy(List<PermissionRule> rules, List<String> editTools) {
     this.rules = List.copyOf(rules);
@@ -71,13 +77,35 @@ public final class PermissionPolicy {
     Objects.requireNonNull(toolName, "toolName");
     Objects.requireNonNull(arguments, "arguments");
     PermissionRule best = null;
-    for (PermissionRule r : rules) {
-      if (r.matches(toolName, arguments) && (best == null || r.priority() > best.priority()
+    for (PermissionRule r : rulesFor(toolName)) {
+      if (r.arguments().matches(arguments) && (best == null || r.priority() > best.priority()
           || (r.priority() == best.priority() && r.effect().ordinal() > best.effect().ordinal()))) {
         best = r;
       }
     }
     return best == null ? Verdict.NO_RULE : new Verdict(best.effect(), Optional.of(best));
+  }
+
+  /**
+   * The rules whose tool pattern matches {@code toolName}, in order: worked out once per name (a rule's tool pattern
+   * depends on nothing else) and kept for at most {@link #NAMES_KEPT} names, after which they are worked out per call.
+   */
+  private PermissionRule[] rulesFor(String toolName) {
+    PermissionRule[] found = byTool.get(toolName);
+    if (found != null) {
+      return found;
+    }
+    List<PermissionRule> applicable = new ArrayList<>();
+    for (PermissionRule r : rules) {
+      if (ToolNamePattern.matches(r.toolPattern(), toolName)) {
+        applicable.add(r);
+      }
+    }
+    found = applicable.toArray(new PermissionRule[0]);
+    if (byTool.size() < NAMES_KEPT) {
+      byTool.putIfAbsent(toolName, found);
+    }
+    return found;
   }
 
   @Override

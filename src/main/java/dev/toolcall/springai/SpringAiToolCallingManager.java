@@ -40,7 +40,8 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *   <li>{@link #executeToolCalls}: the tool calls of the response's first generation with tool calls are scheduled
  *       as one batch in the session of the request's conversation: the tool context's {@code conversationId}, else
  *       the chat memory's conversation id ({@link SpringAiConversationAdvisor} copies it into the tool context),
- *       else a fresh session of this batch alone ({@code spring-ai-} and a random UUID), so requests that name no
+ *       else a fresh session of this batch alone ({@code spring-ai-}, a random UUID drawn once per process and a
+ *       counter), so requests that name no
  *       conversation never share calls, results or "approve for the session" grants.</li>
  *   <li><b>What runs:</b> the {@code ToolCallback}s the request offers ({@code ChatClient.prompt().tools(obj)},
  *       {@code toolCallbacks(..)}, the options' callbacks), each with the {@code ToolContext} Spring's own manager
@@ -104,6 +105,12 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
   private static final String CALL_ID_BASE = CALL_ID_PREFIX + UUID.randomUUID() + "-";
 
   private static final java.util.concurrent.atomic.AtomicLong CALL_IDS = new java.util.concurrent.atomic.AtomicLong();
+
+  /** The fresh sessions of this process, made as the call ids are: as unique as a random UUID per batch. */
+  private static final String FRESH_SESSION_BASE = FRESH_SESSION_PREFIX + UUID.randomUUID() + "-";
+
+  private static final java.util.concurrent.atomic.AtomicLong FRESH_SESSIONS =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private final ToolCallRuntime runtime;
   private final long maxWaitNanos;
@@ -212,7 +219,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
     String session = session(toolContext);
     Map<String, ToolCallback> offered = offered(options);
     java.util.Set<String> named = null; // Spring AI 1.x: tools named, resolved by the runtime; read when needed
-    ToolContext context = toolContext(options, toolContext, prompt, assistant);
+    ToolContext context = null; // made for the first callback that may read it: a bound method without one does not
     List<AssistantMessage.ToolCall> asked = assistant.getToolCalls();
     CallResult[] refused = null; // the answers of calls no request offers, by position: made for the first one
     CallRequest[] requests = new CallRequest[asked.size()];
@@ -239,7 +246,11 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         CallRequest request = CallRequest.labelled(id, label, name, args);
         if (callback != null) {
           ensureTool(name, callback);
-          RequestCalls.bind(id, callback, context);
+          MethodBinding binding = MethodBinding.of(callback);
+          if (context == null && (binding == null || binding.passesContext())) {
+            context = toolContext(options, toolContext, prompt, assistant);
+          }
+          RequestCalls.bind(id, callback, binding == null || binding.passesContext() ? context : null);
         }
         requests[count++] = request; // from here on unbound in the end (a call no callback offers: a miss)
       }
@@ -373,7 +384,7 @@ public final class SpringAiToolCallingManager implements ToolCallingManager, Aut
         }
       }
     }
-    return FRESH_SESSION_PREFIX + UUID.randomUUID();
+    return FRESH_SESSION_BASE + FRESH_SESSIONS.incrementAndGet();
   }
 
   /**

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import dev.toolcall.ToolArguments;
+import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.execution.ToolExecutionException;
 
@@ -18,7 +20,11 @@ import org.springframework.ai.tool.execution.ToolExecutionException;
  * scheduler's executor with a timeout, cancellation and retries. Its {@code returnDirect} metadata carries over.
  * Stateless and thread-safe.
  *
- * <p>Empty or missing arguments reach the callback as {@code {}}, as Spring AI passes them. Under a
+ * <p>Empty or missing arguments reach the callback as {@code {}}, as Spring AI passes them. A
+ * {@code MethodToolCallback} (an {@code @Tool} method) is run from the arguments this library parsed and validated,
+ * bound to the method's parameters with Spring AI's own converters and its result converted by the callback's own
+ * converter, so the JSON text is not parsed a second time; the method gets what {@code callback.call} would pass it.
+ * Any other callback, and a method callback of a Spring AI version laid out otherwise (2.0), is called with the text. Under a
  * {@link SpringAiToolCallingManager} a call runs the callback its request offered, with the request's
  * {@code ToolContext} as Spring builds it (the options' tool context and the conversation history); otherwise it runs
  * {@code callback} with no context.
@@ -76,16 +82,24 @@ public final class SpringAiTools {
       b.parameters(d.inputSchema());
     }
     customize.accept(b);
+    MethodBinding own = MethodBinding.of(callback);
     return Tool.of(b.build(), inv -> {
       RequestCalls.Bound bound = RequestCalls.find(inv.callId());
       if (bound == null && requestOnly) {
         throw new ToolException("The tool " + d.name() + " is not offered in this request, so it was not run.");
       }
-      String raw = inv.arguments().raw();
-      String args = raw == null || raw.isBlank() ? "{}" : raw; // as Spring passes empty arguments
+      ToolCallback runs = bound == null ? callback : bound.callback();
+      ToolContext context = bound == null ? null : bound.context();
+      MethodBinding binding = runs == callback ? own : MethodBinding.of(runs);
       String out;
       try {
-        out = bound == null ? callback.call(args) : bound.callback().call(args, bound.context());
+        if (binding != null && inv.arguments() instanceof ToolArguments.Json json) {
+          out = binding.call(json.asJson(), context); // the validated tree: no second parse of the text
+        } else {
+          String raw = inv.arguments().raw();
+          String args = raw == null || raw.isBlank() ? "{}" : raw; // as Spring passes empty arguments
+          out = bound == null ? callback.call(args) : runs.call(args, context);
+        }
       } catch (ToolExecutionException e) {
         Throwable c = e.getCause() != null ? e.getCause() : e;
         throw new ToolException(c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage(), e);

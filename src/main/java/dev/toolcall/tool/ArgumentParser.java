@@ -25,6 +25,10 @@ import java.util.regex.Pattern;
  * Reads argument text into {@link ToolArguments} under {@link ArgumentLimits}. Immutable and thread-safe: one
  * instance serves any number of threads (Jackson factories are thread-safe; each parse has its own parser).
  *
+ * <p>An object or array in the common subset of JSON is read in one pass by {@link FastJson}, without a Jackson
+ * parser; any other text, and every text it does not read with certainty, goes to Jackson's token stream, which
+ * words every refusal. Both build the same tree.
+ *
  * <p>The JSON tree is built here from the token stream instead of by an {@code ObjectMapper}, so that every check
  * (duplicate keys, unpaired surrogates from escapes, numbers out of range) can name the line and column of the
  * offending token. Nothing thrown by Jackson (or anything else) leaves {@link #parse}: every failure is a
@@ -108,6 +112,13 @@ final class ArgumentParser {
     if (start == length || raw.isBlank()) {
       return new ParsedArguments.Ok(new ToolArguments.Json(raw, ToolArguments.EMPTY.node()));
     }
+    char opening = raw.charAt(start);
+    if (opening == '{' || opening == '[') {
+      JsonNode fast = FastJson.read(raw, start, limits); // checks for unpaired surrogates as it goes
+      if (fast != null) {
+        return fast;
+      }
+    }
     int lone = loneSurrogate(raw);
     if (lone >= 0) {
       return malformed("The arguments contain invalid Unicode: an unpaired surrogate code unit "
@@ -149,8 +160,12 @@ final class ArgumentParser {
     return new ParsedArguments.Ok(new ToolArguments.Text(raw, raw));
   }
 
-  /** The fresh tree of the one JSON value {@code raw} holds, or why it was refused. */
-  private Object readJson(String raw) {
+  /**
+   * The fresh tree of the one JSON value {@code raw} holds, or why it was refused, read by Jackson: the path for any
+   * text {@link FastJson} does not read, and the one that words every refusal. Package-private for the test that
+   * both paths agree.
+   */
+  Object readJson(String raw) {
     JsonParser parser = null;
     try {
       parser = factory.createParser(raw);

@@ -24,7 +24,7 @@ import java.util.regex.PatternSyntaxException;
  * {@code additionalProperties} (a boolean or a schema), {@code items} (a schema), {@code minItems},
  * {@code maxItems}, boolean schemas, and the annotations {@code title}, {@code description}, {@code default},
  * {@code examples}, {@code $comment}, {@code deprecated}, {@code readOnly}, {@code writeOnly}. A schema with any
- * other keyword (or a {@code $schema}) is not compiled: {@link #compile} answers null and networknt checks every
+ * other keyword (or a {@code $schema} other than 2020-12's at the top) is not compiled: {@link #compile} answers null and networknt checks every
  * call, as before. Immutable and thread-safe.
  */
 abstract class CompiledSchema {
@@ -52,12 +52,27 @@ abstract class CompiledSchema {
   private static final Set<String> ANNOTATIONS = Set.of("title", "description", "default", "examples",
       "$comment", "deprecated", "readOnly", "writeOnly");
 
+  /** The ways a schema names JSON Schema 2020-12 in {@code $schema}, the dialect of the subset. */
+  private static final Set<String> DIALECT_2020_12 = Set.of("https://json-schema.org/draft/2020-12/schema",
+      "https://json-schema.org/draft/2020-12/schema#");
+
   /** The largest integer a double holds exactly, 2^53. */
   private static final long EXACT = 1L << 53;
 
   /** The check for {@code schema}, or null when it uses anything outside the subset. */
   static CompiledSchema compile(JsonNode schema) {
     try {
+      if (schema != null && schema.isObject() && schema.has("$schema")) {
+        // the dialect the subset is written for, declared at the top (as Spring AI's generated schemas do)
+        JsonNode declared = schema.get("$schema");
+        if (!declared.isTextual() || !DIALECT_2020_12.contains(declared.textValue())) {
+          return null;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode rest = (com.fasterxml.jackson.databind.node.ObjectNode) schema
+            .deepCopy();
+        rest.remove("$schema");
+        schema = rest;
+      }
       return schema == null ? null : node(schema, 0);
     } catch (RuntimeException | StackOverflowError e) {
       return null;

@@ -50,6 +50,30 @@ class CompiledSchemaProperties {
     }
   }
 
+  /**
+   * The same schemas declaring JSON Schema 2020-12 at the top ({@code $schema}, as Spring AI's generated schemas do)
+   * are compiled too, and still accept exactly what networknt accepts under that declaration.
+   */
+  @Property(tries = 200)
+  void aDeclared2020DialectIsCompiledAlike(@ForAll Random random) {
+    JsonNode inner = schema(random, 0);
+    if (!inner.isObject()) {
+      return;
+    }
+    com.fasterxml.jackson.databind.node.ObjectNode schemaNode = JSON.createObjectNode()
+        .put("$schema", random.nextBoolean() ? "https://json-schema.org/draft/2020-12/schema"
+            : "https://json-schema.org/draft/2020-12/schema#");
+    schemaNode.setAll((com.fasterxml.jackson.databind.node.ObjectNode) inner);
+    CompiledSchema compiled = CompiledSchema.compile(schemaNode);
+    assertThat(compiled).as("compiled: %s", schemaNode).isNotNull();
+    Schema networknt = NETWORKNT.getSchema(schemaNode);
+    for (int i = 0; i < 25; i++) {
+      JsonNode value = random.nextInt(3) == 0 ? fitting(random, schemaNode) : value(random, 0);
+      boolean expected = networknt.validate(value).isEmpty();
+      assertThat(compiled.accepts(value)).as("schema %s, value %s", schemaNode, value).isEqualTo(expected);
+    }
+  }
+
   @Example
   void schemasOutsideTheSubsetAreLeftToNetworknt() throws Exception {
     for (String schema : new String[] {"{\"$ref\":\"#/$defs/x\",\"$defs\":{\"x\":{\"type\":\"string\"}}}",
