@@ -59,13 +59,19 @@ function newAgent(threadId, messages) {
  */
 async function settle(a, params, stats) {
   const started = Date.now();
+  let failedSince = 0;
   for (let attempt = 0; ; attempt++) {
     if (Date.now() - started > 150000) { throw new Error('no run finished in 150 s (' + attempt + ' attempts)'); }
     try {
       const r = await run(a, attempt === 0 ? params : {});
-      if (r.finished) { return { r, a }; }
+      if (r.finished) {
+        if (failedSince) { stats.recovery.push(Date.now() - failedSince); } // a failed run to the next finished one
+        return { r, a };
+      }
+      failedSince = failedSince || Date.now();
       stats.retries++;
     } catch (e) {
+      failedSince = failedSince || Date.now();
       stats.retries++;
       stats.lastErrors.push(String(e && e.message || e).slice(0, 200));
       if (stats.lastErrors.length > 5) { stats.lastErrors.shift(); }
@@ -120,7 +126,7 @@ async function conversation(n, stats) {
 }
 
 async function main() {
-  const stats = { retries: 0, decisionToResult: [], lastErrors: [] };
+  const stats = { retries: 0, decisionToResult: [], lastErrors: [], recovery: [] };
   const results = [];
   const t0 = Date.now();
   let next = 0;
@@ -147,7 +153,9 @@ async function main() {
     if (!r.ok) { failed++; }
   }
   console.log(JSON.stringify({ turns: results.length, seconds, turnsPerSecond: results.length / seconds,
-    retries: stats.retries, lastErrors: stats.lastErrors, cutStreams, decisionToResultMs: { p50: pct(0.5), p99: pct(0.99), n: sorted.length },
+    retries: stats.retries, recoveryMs: (() => { const r = stats.recovery.slice().sort((x, y) => x - y);
+      return { p50: r.length ? r[Math.floor(r.length / 2)] : null, max: r.length ? r[r.length - 1] : null, n: r.length };
+    })(), lastErrors: stats.lastErrors, cutStreams, decisionToResultMs: { p50: pct(0.5), p99: pct(0.99), n: sorted.length },
     failures: results.filter(r => !r.ok), answers: results.filter(r => r.ok).map(r => [r.threadId, r.scenario, r.answer]) }));
   console.log((results.length - failed) + ' passed, ' + failed + ' failed');
   process.exit(failed ? 1 : 0);
