@@ -1,8 +1,8 @@
 package dev.toolcall.agui;
 
+import static dev.toolcall.agui.RunFrames.event;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolcall.Outcome;
 import dev.toolcall.runtime.ToolCallRuntime;
@@ -26,11 +26,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -301,7 +299,7 @@ public final class AguiEndpoint implements AutoCloseable {
             return;
           }
         } else if (next == null && t.turn == null) {
-          finishIdle();
+          RunFrames.success(sink, threadId, runId);
           return;
         }
         if (System.nanoTime() - end > 0) {
@@ -373,7 +371,7 @@ public final class AguiEndpoint implements AutoCloseable {
             // a request of this thread that already ended (by its deadline, say): nothing to cancel
           } else {
             PermissionRequest open = request.orElseThrow(() -> Wire.unknownRequest(id));
-            decisions.add(checked(open, payload(r.get("payload")), parked));
+            decisions.add(checked(open, RunFrames.payload(r.get("payload")), parked));
           }
         }
       } else {
@@ -382,7 +380,7 @@ public final class AguiEndpoint implements AutoCloseable {
           throw new RefusedException(409, "ambiguous",
               "forwardedProps.command.resume answers exactly one open request; there are " + open.size());
         }
-        decisions.add(checked(open.get(0), payload(legacy), parked));
+        decisions.add(checked(open.get(0), RunFrames.payload(legacy), parked));
       }
       if (viaAgent) {
         continueSuspended(decisions);
@@ -443,35 +441,6 @@ public final class AguiEndpoint implements AutoCloseable {
       return out;
     }
 
-    JsonNode payload(JsonNode p) {
-      if (p == null || p.isNull()) {
-        throw new RefusedException(400, "bad_request", "a resolved resume entry needs a payload");
-      }
-      if (p.isTextual()) {
-        String w = p.asText().strip().toLowerCase(java.util.Locale.ROOT);
-        if (w.equals("approve") || w.equals("yes") || w.equals("approve_once")) {
-          return JsonNodeFactory.instance.objectNode().put("decision", "approve_once");
-        }
-        if (w.equals("deny") || w.equals("no") || w.equals("reject")) {
-          return JsonNodeFactory.instance.objectNode().put("decision", "deny");
-        }
-        throw new RefusedException(400, "bad_request", "a text resume must be approve or deny");
-      }
-      if (!p.isObject()) {
-        throw new RefusedException(400, "bad_request", "the payload must be an object");
-      }
-      if (!p.has("decision") && p.has("approved")) {
-        if (!p.get("approved").isBoolean()) {
-          throw new RefusedException(400, "bad_request", "payload.approved must be true or false");
-        }
-        ObjectNode o = ((ObjectNode) p).deepCopy();
-        o.put("decision", p.get("approved").asBoolean() ? "approve_once" : "deny");
-        o.remove("approved");
-        return o;
-      }
-      return p;
-    }
-
     Optional<PermissionRequest> openRequest(String requestId) {
       return runtime.permissions().request(requestId).filter(r -> r.sessionId().equals(threadId));
     }
@@ -483,7 +452,7 @@ public final class AguiEndpoint implements AutoCloseable {
       for (JsonNode m : messages) {
         if (m.path("role").asText("").equals("user")) {
           messageId = m.path("id").asText("");
-          text = content(m.get("content"));
+          text = RunFrames.content(m.get("content"));
         }
       }
       if (text == null || t.seenMessages.contains(messageId) || t.turn != null || t.agent.isResponding()) {
@@ -497,22 +466,6 @@ public final class AguiEndpoint implements AutoCloseable {
         turnEnds.accept(() -> t.events.offer(new TurnEnd(f, r, x)));
         f.complete(r);
       }));
-    }
-
-    String content(JsonNode c) {
-      if (c == null || c.isNull()) {
-        return "";
-      }
-      if (c.isTextual()) {
-        return c.asText();
-      }
-      StringBuilder b = new StringBuilder();
-      for (JsonNode part : c) {
-        if (part.path("type").asText("").equals("text")) {
-          b.append(part.path("text").asText(""));
-        }
-      }
-      return b.toString();
     }
 
     void onCall(ToolCallSnapshot s) throws IOException {
@@ -550,24 +503,12 @@ public final class AguiEndpoint implements AutoCloseable {
       return out;
     }
 
+    void emit(ObjectNode n) throws IOException {
+      RunFrames.emit(sink, n);
+    }
+
     void interrupt(List<PermissionRequest> open) throws IOException {
-      ArrayNode interrupts = JsonNodeFactory.instance.arrayNode();
-      for (PermissionRequest r : open) {
-        ObjectNode i = interrupts.addObject();
-        i.put("id", r.requestId());
-        i.put("reason", "tool_call");
-        i.put("message", "Allow " + r.toolName() + "?");
-        i.put("toolCallId", r.callId());
-        i.set("responseSchema", Wire.responseSchema());
-        i.put("expiresAt", r.deadline().toString());
-        i.set("metadata", Wire.request(r));
-      }
-      for (JsonNode i : interrupts) {
-        emit(event("CUSTOM").put("name", "on_interrupt").put("value", Wire.text(i)));
-      }
-      ObjectNode finished = event("RUN_FINISHED").put("threadId", threadId).put("runId", runId);
-      finished.putObject("outcome").put("type", "interrupt").set("interrupts", interrupts);
-      emit(finished);
+      RunFrames.interrupt(sink, threadId, runId, open);
     }
 
     /**
@@ -598,34 +539,13 @@ public final class AguiEndpoint implements AutoCloseable {
         emit(event("RUN_ERROR").put("message", r.text()).put("code", "turn_failed"));
         return true;
       }
-      if (r.ending() != TurnResult.Ending.NOT_INTERRUPTED && !r.text().isEmpty()) {
-        String id = "msg-" + UUID.randomUUID();
-        emit(event("TEXT_MESSAGE_START").put("messageId", id).put("role", "assistant"));
-        emit(event("TEXT_MESSAGE_CONTENT").put("messageId", id).put("delta", r.text()));
-        emit(event("TEXT_MESSAGE_END").put("messageId", id));
+      if (r.ending() != TurnResult.Ending.NOT_INTERRUPTED) {
+        RunFrames.answer(sink, r.text());
       }
-      ObjectNode finished = event("RUN_FINISHED").put("threadId", threadId).put("runId", runId);
-      finished.putObject("outcome").put("type", "success");
-      emit(finished);
+      RunFrames.success(sink, threadId, runId);
       return true;
     }
 
-    void finishIdle() throws IOException {
-      ObjectNode finished = event("RUN_FINISHED").put("threadId", threadId).put("runId", runId);
-      finished.putObject("outcome").put("type", "success");
-      emit(finished);
-    }
-
-    ObjectNode event(String type) {
-      ObjectNode n = JsonNodeFactory.instance.objectNode();
-      n.put("type", type);
-      n.put("timestamp", System.currentTimeMillis());
-      return n;
-    }
-
-    void emit(ObjectNode n) throws IOException {
-      sink.write(Wire.frame(n));
-    }
   }
 
   private static Optional<PermissionRequest> requestOf(ToolCallSnapshot s) {

@@ -7,13 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.toolcall.runtime.ToolCallRuntime;
 import dev.toolcall.conversation.Agent;
 import dev.toolcall.conversation.AgentDirectory;
-import dev.toolcall.conversation.ConversationBusyException;
-import dev.toolcall.conversation.DecisionReport;
-import dev.toolcall.conversation.Interrupt;
-import dev.toolcall.conversation.TurnResult;
-import dev.toolcall.permission.Decision;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import dev.toolcall.permission.DecisionResult;
 import dev.toolcall.presentation.Presenter;
 import dev.toolcall.wire.SessionAccess;
@@ -292,7 +286,8 @@ public final class ApprovalServer implements AutoCloseable {
         }
         String requestId = id.asText();
         if (directory != null) {
-          send(x, 200, "application/json", Wire.text(decideThroughDirectory(session, requestId, answer)));
+          send(x, 200, "application/json", Wire.text(DirectoryRun.decide(directory, runtime, session, requestId,
+              answer)));
           return;
         }
         DecisionResult.Won won;
@@ -315,46 +310,6 @@ public final class ApprovalServer implements AutoCloseable {
       }
     }
     throw new RefusedException(404, "not_found", "no such route");
-  }
-
-  /**
-   * A page's decision on a session served through the directory: one step that checks the answer against the turn's
-   * open requests, applies it, and goes on with the turn (the tool runs, the model gets its result); answered once the
-   * step has ended. Refused 409 {@code busy} while another step of the session runs, 404 for an id that is not open
-   * (the same for another session's), 409 {@code already_answered} when another answer or the deadline won.
-   */
-  private ObjectNode decideThroughDirectory(String session, String requestId, JsonNode answer) {
-    Decision[] made = new Decision[1];
-    CompletableFuture<TurnResult> step = directory.run(session, agent -> {
-      Interrupt open = agent.interrupts().stream().filter(i -> i.requestId().equals(requestId)).findFirst()
-          .orElseThrow(() -> Wire.unknownRequest(requestId));
-      made[0] = Wire.decision(DirectoryRun.request(open), answer, runtime.registry());
-      return agent.resumeWith(List.of(made[0]));
-    }).toCompletableFuture();
-    TurnResult r;
-    try {
-      r = step.get(10, TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RefusedException(503, "interrupted", "the server is stopping");
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new RefusedException(504, "timeout", "the turn is still running; its result follows on the stream");
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable x = e.getCause();
-      if (x instanceof RefusedException refused) {
-        throw refused;
-      }
-      if (x instanceof ConversationBusyException) {
-        throw new RefusedException(409, "busy", "the session is busy (another answer or run is under way); try again");
-      }
-      throw new RefusedException(500, "internal", "the turn failed");
-    }
-    DecisionReport report = r.decisions().isEmpty() ? null : r.decisions().get(0);
-    if (report == null || report.status() != DecisionReport.Status.ACCEPTED) {
-      throw new RefusedException(409, "already_answered", report == null ? "already answered" : report.message());
-    }
-    String state = made[0] instanceof Decision.Deny ? "permission_denied" : "permission_approved";
-    return Wire.JSON.createObjectNode().put("result", "won").put("state", state);
   }
 
   private static void requireMethod(String method, String expected) {

@@ -1,8 +1,9 @@
 package dev.toolcall.agui;
 
+import static dev.toolcall.agui.RunFrames.event;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolcall.ConversationState;
 import dev.toolcall.Outcome;
@@ -13,6 +14,7 @@ import dev.toolcall.conversation.AgentDirectory;
 import dev.toolcall.conversation.AgentSnapshot;
 import dev.toolcall.conversation.AssistantMessage;
 import dev.toolcall.conversation.ConversationBusyException;
+import dev.toolcall.conversation.DecisionReport;
 import dev.toolcall.conversation.Interrupt;
 import dev.toolcall.conversation.Message;
 import dev.toolcall.conversation.ToolCallRequest;
@@ -32,14 +34,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -201,23 +200,7 @@ final class DirectoryRun {
         }
       }
     }
-    return given > stored ? content(last.get("content")) : null;
-  }
-
-  private static String content(JsonNode c) {
-    if (c == null || c.isNull()) {
-      return "";
-    }
-    if (c.isTextual()) {
-      return c.asText();
-    }
-    StringBuilder b = new StringBuilder();
-    for (JsonNode part : c) {
-      if (part.path("type").asText("").equals("text")) {
-        b.append(part.path("text").asText(""));
-      }
-    }
-    return b.toString();
+    return given > stored ? RunFrames.content(last.get("content")) : null;
   }
 
   /**
@@ -249,7 +232,7 @@ final class DirectoryRun {
           if (i == null) {
             throw unknown(id);
           }
-          out.add(Wire.decision(request(i), payload(r.get("payload")), runtime.registry()));
+          out.add(Wire.decision(request(i), RunFrames.payload(r.get("payload")), runtime.registry()));
         } else {
           throw new RefusedException(400, "bad_request", "resume status must be resolved or cancelled");
         }
@@ -260,7 +243,7 @@ final class DirectoryRun {
             "forwardedProps.command.resume answers exactly one open request; there are " + open.size());
       }
       Interrupt i = open.values().iterator().next();
-      out.add(Wire.decision(request(i), payload(in.path("forwardedProps").path("command").get("resume")),
+      out.add(Wire.decision(request(i), RunFrames.payload(in.path("forwardedProps").path("command").get("resume")),
           runtime.registry()));
     }
     return out;
@@ -271,6 +254,51 @@ final class DirectoryRun {
         + " in this thread (answered, expired or never made)");
   }
 
+  private void emit(ObjectNode n) throws IOException {
+    RunFrames.emit(sink, n);
+  }
+
+  /**
+   * A page's decision on a session served through the directory: one step that checks the answer against the turn's
+   * open requests, applies it, and goes on with the turn (the tool runs, the model gets its result); answered once the
+   * step has ended. Refused 409 {@code busy} while another step of the session runs, 404 for an id that is not open
+   * (the same for another session's), 409 {@code already_answered} when another answer or the deadline won.
+   */
+  static ObjectNode decide(AgentDirectory directory, ToolCallRuntime runtime, String session, String requestId,
+      JsonNode answer) {
+    Decision[] made = new Decision[1];
+    CompletableFuture<TurnResult> step = directory.run(session, agent -> {
+      Interrupt open = agent.interrupts().stream().filter(i -> i.requestId().equals(requestId)).findFirst()
+          .orElseThrow(() -> Wire.unknownRequest(requestId));
+      made[0] = Wire.decision(DirectoryRun.request(open), answer, runtime.registry());
+      return agent.resumeWith(List.of(made[0]));
+    }).toCompletableFuture();
+    TurnResult r;
+    try {
+      r = step.get(10, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RefusedException(503, "interrupted", "the server is stopping");
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new RefusedException(504, "timeout", "the turn is still running; its result follows on the stream");
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable x = e.getCause();
+      if (x instanceof RefusedException refused) {
+        throw refused;
+      }
+      if (x instanceof ConversationBusyException) {
+        throw new RefusedException(409, "busy", "the session is busy (another answer or run is under way); try again");
+      }
+      throw new RefusedException(500, "internal", "the turn failed");
+    }
+    DecisionReport report = r.decisions().isEmpty() ? null : r.decisions().get(0);
+    if (report == null || report.status() != DecisionReport.Status.ACCEPTED) {
+      throw new RefusedException(409, "already_answered", report == null ? "already answered" : report.message());
+    }
+    String state = made[0] instanceof Decision.Deny ? "permission_denied" : "permission_approved";
+    return Wire.JSON.createObjectNode().put("result", "won").put("state", state);
+  }
+
   /** The open request an interrupt lists, to build a decision on. */
   static PermissionRequest request(Interrupt i) {
     return new PermissionRequest(i.requestId(), i.callId(), i.sessionId(), i.toolName(), i.arguments(),
@@ -278,32 +306,6 @@ final class DirectoryRun {
   }
 
   /** A resume payload in its full form: the legacy words and {@code {approved}} turned into a decision. */
-  private static JsonNode payload(JsonNode p) {
-    if (p == null || p.isNull()) {
-      throw new RefusedException(400, "bad_request", "a resolved resume entry needs a payload");
-    }
-    if (p.isTextual()) {
-      String w = p.asText().strip().toLowerCase(Locale.ROOT);
-      if (w.equals("approve") || w.equals("yes") || w.equals("approve_once")) {
-        return JsonNodeFactory.instance.objectNode().put("decision", "approve_once");
-      }
-      if (w.equals("deny") || w.equals("no") || w.equals("reject")) {
-        return JsonNodeFactory.instance.objectNode().put("decision", "deny");
-      }
-      throw new RefusedException(400, "bad_request", "a text resume must be approve or deny");
-    }
-    if (!p.isObject()) {
-      throw new RefusedException(400, "bad_request", "the payload must be an object");
-    }
-    if (!p.has("decision") && p.has("approved")) {
-      ObjectNode o = ((ObjectNode) p).deepCopy();
-      o.put("decision", p.path("approved").asBoolean() ? "approve_once" : "deny");
-      o.remove("approved");
-      return o;
-    }
-    return p;
-  }
-
   private void onCall(ToolCallSnapshot s) throws IOException {
     String id = s.callId();
     if (s.version() == 0 && started.add(id)) { // created in this run's step
@@ -327,40 +329,21 @@ final class DirectoryRun {
   private void finish(TurnResult r, boolean reconnect) throws IOException {
     switch (r.ending()) {
       case INTERRUPTED -> {
-        ArrayNode interrupts = JsonNodeFactory.instance.arrayNode();
-        for (Interrupt i : r.interrupts()) {
-          ObjectNode o = interrupts.addObject();
-          o.put("id", i.requestId());
-          o.put("reason", "tool_call");
-          o.put("message", "Allow " + i.toolName() + "?");
-          o.put("toolCallId", i.callId());
-          o.set("responseSchema", Wire.responseSchema());
-          o.put("expiresAt", i.deadline().toString());
-          o.set("metadata", Wire.request(request(i)));
-        }
-        for (JsonNode i : interrupts) {
-          emit(event("CUSTOM").put("name", "on_interrupt").put("value", Wire.text(i)));
-        }
-        ObjectNode finished = event("RUN_FINISHED").put("threadId", threadId).put("runId", runId);
-        finished.putObject("outcome").put("type", "interrupt").set("interrupts", interrupts);
-        emit(finished);
+        List<PermissionRequest> open = new ArrayList<>();
+        r.interrupts().forEach(i -> open.add(request(i)));
+        RunFrames.interrupt(sink, threadId, runId, open);
       }
       case FAILED -> emit(event("RUN_ERROR").put("message", r.text()).put("code", "turn_failed"));
       default -> {
         if (!r.text().isEmpty()) {
-          String id = "msg-" + UUID.randomUUID();
-          emit(event("TEXT_MESSAGE_START").put("messageId", id).put("role", "assistant"));
-          emit(event("TEXT_MESSAGE_CONTENT").put("messageId", id).put("delta", r.text()));
-          emit(event("TEXT_MESSAGE_END").put("messageId", id));
+          RunFrames.answer(sink, r.text());
         } else if (reconnect || r.ending() == TurnResult.Ending.NOT_INTERRUPTED) {
           Optional<AgentSnapshot> snap = directory.snapshot(threadId);
           if (snap.isPresent()) {
             emit(snapshot(snap.get().messages()));
           }
         }
-        ObjectNode finished = event("RUN_FINISHED").put("threadId", threadId).put("runId", runId);
-        finished.putObject("outcome").put("type", "success");
-        emit(finished);
+        RunFrames.success(sink, threadId, runId);
       }
     }
   }
@@ -390,14 +373,4 @@ final class DirectoryRun {
     return n;
   }
 
-  private static ObjectNode event(String type) {
-    ObjectNode n = JsonNodeFactory.instance.objectNode();
-    n.put("type", type);
-    n.put("timestamp", System.currentTimeMillis());
-    return n;
-  }
-
-  private void emit(ObjectNode n) throws IOException {
-    sink.write(Wire.frame(n));
-  }
 }
