@@ -179,28 +179,12 @@ class AgentDirectoryTest {
 
   @Test
   void aHolderWhoseLeaseLapsedAndWasTakenOverCannotPut() {
-    java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
-        new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.parse("2026-01-01T00:00:00Z"));
-    java.time.Clock clock = new java.time.Clock() {
-      @Override
-      public java.time.ZoneId getZone() {
-        return java.time.ZoneOffset.UTC;
-      }
-
-      @Override
-      public java.time.Clock withZone(java.time.ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public java.time.Instant instant() {
-        return now.get();
-      }
-    };
+    dev.toolcall.testing.MovableClock clock =
+        new dev.toolcall.testing.MovableClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
     ConversationStore store = ConversationStore.inMemory(clock);
     ConversationStore.Taken a = (ConversationStore.Taken) store.take("c", "a", Duration.ofSeconds(10));
     assertThat(store.take("c", "b", Duration.ofSeconds(10))).isInstanceOf(ConversationStore.Busy.class);
-    now.set(now.get().plusSeconds(11));
+    clock.advance(Duration.ofSeconds(11));
     ConversationStore.Taken b = (ConversationStore.Taken) store.take("c", "b", Duration.ofSeconds(10));
     AgentSnapshot snap = new AgentSnapshot(Conversation.builder("c").build().snapshot(), List.of(), List.of());
     assertThat(store.put(a, snap)).isFalse();

@@ -13,12 +13,11 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import dev.toolcall.testing.MovableClock;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -40,41 +39,13 @@ class PostgresTokenRevocationsTest {
     PostgresCallStore.create(db).applySchema();
   }
 
-  /** A clock the test moves. */
-  static final class TestClock extends Clock {
-    private volatile Instant now;
-
-    TestClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
   static SessionTokens instance(TokenRevocations revocations, Clock clock) {
     return SessionTokens.builder().key(KEY).clock(clock).revocations(revocations).build();
   }
 
   @Test
   void aRevocationOnOneInstanceIsRefusedOnTheOtherAndAfterARestart() {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     SessionTokens a = instance(PostgresTokenRevocations.builder(db).clock(clock).cacheTtl(Duration.ZERO).build(),
         clock);
     SessionTokens b = instance(PostgresTokenRevocations.builder(db).clock(clock).cacheTtl(Duration.ZERO).build(),
@@ -105,7 +76,7 @@ class PostgresTokenRevocationsTest {
 
   @Test
   void withACacheARevocationReachesTheOtherInstanceWithinTheCacheTtl() {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     PostgresTokenRevocations onA = PostgresTokenRevocations.builder(db).clock(clock).build();
     PostgresTokenRevocations onB = PostgresTokenRevocations.builder(db).clock(clock)
         .cacheTtl(Duration.ofSeconds(2)).build();
@@ -127,7 +98,7 @@ class PostgresTokenRevocationsTest {
   /** Each check without a cached answer is one SELECT; with one, none; a revocation is one transaction. */
   @Test
   void aCheckIsOneReadOfThePrimaryKey() throws SQLException {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     RoundTripsTest.Wire wire = new RoundTripsTest.Wire();
     SessionTokens tokens = instance(PostgresTokenRevocations.builder(wire.over(db)).clock(clock).build(), clock);
     String token = tokens.issue("counted");
@@ -164,7 +135,7 @@ class PostgresTokenRevocationsTest {
 
   @Test
   void rowsAreKeptUntilNoTokenTheyRefuseCanBeValidAndCutoffsNeverMoveBack() throws SQLException {
-    TestClock clock = new TestClock(T0.plus(Duration.ofDays(30)));
+    MovableClock clock = new MovableClock(T0.plus(Duration.ofDays(30)));
     PostgresTokenRevocations revocations = PostgresTokenRevocations.builder(db).clock(clock)
         .cacheTtl(Duration.ZERO).build();
     SessionTokens tokens = SessionTokens.builder().key(KEY).clock(clock).revocations(revocations)

@@ -6,11 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolcall.testing.Logs;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
@@ -22,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import dev.toolcall.testing.MovableClock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,34 +36,6 @@ class SignedSessionTokensTest {
     byte[] k = new byte[32];
     new java.util.Random(seed).nextBytes(k);
     return k;
-  }
-
-  /** A clock the test moves. */
-  static final class TestClock extends Clock {
-    private volatile Instant now;
-
-    TestClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 
   @Test
@@ -90,7 +60,7 @@ class SignedSessionTokensTest {
 
   @Test
   void aTokenExpiresAtItsTtlByTheInjectedClock() {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     SessionTokens tokens = SessionTokens.builder().key(key(1)).clock(clock).build();
     String token = tokens.issue("s");
     clock.advance(Duration.ofHours(12).minusMillis(1));
@@ -110,7 +80,7 @@ class SignedSessionTokensTest {
 
   @Test
   void tamperedForgedAndMalformedCredentialsAreRefusedWithoutThrowing() {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     SessionTokens tokens = SessionTokens.builder().key(key(1)).clock(clock).build();
     String token = tokens.issue("alice");
     byte[] bytes = Base64.getUrlDecoder().decode(token);
@@ -173,7 +143,7 @@ class SignedSessionTokensTest {
 
   @Test
   void revocationsReachEveryInstanceThatReadsTheSameStore() {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     TokenRevocations shared = TokenRevocations.inMemory(clock);
     SessionTokens a = SessionTokens.builder().key(key(1)).clock(clock).revocations(shared).build();
     SessionTokens b = SessionTokens.builder().key(key(1)).clock(clock).revocations(shared).build();
@@ -204,7 +174,7 @@ class SignedSessionTokensTest {
 
   @Test
   void revocationsAreForgottenOnlyOnceTheTokensTheyRefuseHaveExpired() {
-    TestClock clock = new TestClock(T0);
+    MovableClock clock = new MovableClock(T0);
     TokenRevocations revocations = TokenRevocations.inMemory(clock);
     SessionTokens tokens = SessionTokens.builder().key(key(1)).clock(clock).revocations(revocations)
         .ttl(Duration.ofHours(1)).build();
