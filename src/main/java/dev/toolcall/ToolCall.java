@@ -63,22 +63,65 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /** A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not). */
   private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker, CallStore store) {
-    super(initial, deliverInitial, durable(store));
-    this.ticker = ticker;
-    this.bus = bus;
-    this.store = store;
+    this(initial, deliverInitial, bus, ticker, store, store == null ? null : new CallWriter(store, ticker, false));
   }
 
   /**
-   * The durable write of a call's changes through {@code store}, or null. A write another runtime beat reads the
-   * call back and adopts what it stored (the caller then sees a lost race, as in memory); a store that cannot read
-   * back makes it a {@link StaleCallException}.
+   * {@code writer}: the durable write of the call's changes through {@code store}, or null. A write another runtime
+   * beat reads the call back and adopts what it stored (the caller then sees a lost race, as in memory); a store that
+   * cannot read back makes it a {@link StaleCallException}.
    */
-  private static Durable<ToolCallSnapshot> durable(CallStore store) {
-    if (store == null) {
+  private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker,
+      CallStore store, CallWriter writer) {
+    super(initial, deliverInitial, durable(writer));
+    this.ticker = ticker;
+    this.bus = bus;
+    this.store = store;
+    this.writer = writer;
+  }
+
+  /** The durable write of this call's changes, or null without a store. */
+  private final CallWriter writer;
+
+  private static Durable<ToolCallSnapshot> durable(CallWriter writer) {
+    if (writer == null) {
       return null;
     }
-    return (expected, next) -> StoreAdoption.write(store, expected, next);
+    return new Durable<>() {
+      @Override
+      public ToolCallSnapshot write(ToolCallSnapshot expected, ToolCallSnapshot next) {
+        return writer.write(expected, next);
+      }
+
+      @Override
+      public ToolCallSnapshot flush(ToolCallSnapshot current) {
+        return writer.flush(current);
+      }
+
+      @Override
+      public boolean defers(ToolCallSnapshot expected, ToolCallSnapshot next) {
+        return !writer.stored() && next.state() == expected.state();
+      }
+
+      @Override
+      public boolean holds() {
+        return !writer.stored();
+      }
+    };
+  }
+
+  /**
+   * Stores a call built with {@link Builder#storeWithFirstChange()} that has not changed since, and publishes its
+   * version 0 (a scheduler calls it when the call has to wait: for a person, a permit or the calls before it). Does
+   * nothing for any other call. If the store holds the id already, the call ends FAILED
+   * {@link FailureKind#DUPLICATE_CALL} instead, stored nowhere, and that is published.
+   *
+   * @throws RuntimeException what the store threw; nothing changed, and a later change or call stores it
+   */
+  public void store() {
+    if (writer != null && !writer.stored()) {
+      flush();
+    }
   }
 
   /**
@@ -508,6 +551,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     private Ticker ticker = Ticker.system();
     private ToolCallPublisher bus;
     private CallStore store;
+    private boolean deferred;
 
     private Builder(String callId, String toolName) {
       this.callId = ToolCallIdentity.requireNonBlank(callId, "callId");
@@ -576,13 +620,34 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
 
     /**
-     * The call, in PENDING at version 0; its creation event is published before this returns.
+     * The call, in PENDING at version 0; its creation event is published before this returns (with
+     * {@link #storeWithFirstChange()}: with its first change).
      *
-     * @throws IllegalStateException if a store is set and already holds this call
+     * @throws IllegalStateException if a store is set and already holds this call (not with
+     *     {@link #storeWithFirstChange()})
      */
     public ToolCall build() {
+      if (deferred && store != null) {
+        ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
+            ticker.read(), origin, label);
+        return new ToolCall(ToolCallSnapshot.initial(identity, arguments), true,
+            bus != null ? bus : ToolCallPublisher.NONE, ticker, store, new CallWriter(store, ticker, true));
+      }
       return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
           bus != null ? bus : ToolCallPublisher.NONE, store);
+    }
+
+    /**
+     * With a store: the call built is stored with its first change instead of at {@link #build()} (one write instead
+     * of two for a call that starts or asks at once, as most of a scheduler's calls do), and its version 0 is published
+     * with that change. Until then nothing of the call is stored or published, though {@link ToolCall#snapshot()}
+     * shows it PENDING; {@link ToolCall#store()} writes it as it stands. An id the store holds already does not make
+     * {@code build} throw: the call's first change ends it FAILED {@link FailureKind#DUPLICATE_CALL} instead, stored
+     * nowhere, with a message for the model. Without a store this changes nothing.
+     */
+    public Builder storeWithFirstChange() {
+      this.deferred = true;
+      return this;
     }
 
     /** For {@link #buildAll}: the call, neither stored nor published. */

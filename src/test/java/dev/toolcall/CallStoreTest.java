@@ -47,6 +47,9 @@ class CallStoreTest {
 
     @Override
     public boolean create(ToolCallSnapshot first) {
+      if (first.state() == ToolCallState.RUNNING && failStarts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        throw new IllegalStateException("the store is down"); // a call stored with its start
+      }
       return rows.putIfAbsent(key(first), first) == null;
     }
 

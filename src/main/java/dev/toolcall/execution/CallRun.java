@@ -131,6 +131,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     if (f.isDone() && !f.isCompletedExceptionally()) {
       onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
     } else {
+      waits();
       f.whenComplete((s, t) -> onDecided(s, t, turn));
     }
   }
@@ -149,6 +150,7 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
     CompletableFuture<Void> h = hold;
     if (h != null && !h.isDone()) {
+      waits();
       h.thenRun(() -> awaitTurn(turn));
     } else {
       awaitTurn(turn);
@@ -158,6 +160,22 @@ final class CallRun implements Runnable, Permits.Waiter {
   void awaitTurn(int turn) {
     if (batch.awaitTurn(this, turn)) {
       onTurn();
+    } else {
+      waits();
+    }
+  }
+
+  /**
+   * The call has to wait (for its authorizer, its batch's hold, its turn or a permit): a call stored with its first
+   * change is stored now as it stands, so that what waits is in the store and its PENDING event is out. A store that
+   * fails here leaves it for the call's next change, which stores it.
+   */
+  void waits() {
+    try {
+      call.store();
+    } catch (RuntimeException e) {
+      ToolScheduler.log.debug("call {} ({}) waits unstored: its store failed ({}); its next change stores it",
+          call.callId(), call.toolName(), e.toString());
     }
   }
 
@@ -172,12 +190,14 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
     if (call.identity().parentCallId() != null) {
       if (PERMIT.compareAndSet(this, NO_PERMIT, NESTED) && !call.isTerminal() && !batch.deferStart(this)) {
-        submit();
+        submit(); // a deferred start is handed to the executor at the seal, on this thread: not a wait
       }
       return;
     }
     if (sched.permits.acquire(this)) {
       granted();
+    } else {
+      waits();
     }
   }
 
@@ -192,7 +212,7 @@ final class CallRun implements Runnable, Permits.Waiter {
       return; // the terminal hook releases the permit
     }
     if (!batch.deferStart(this)) {
-      submit();
+      submit(); // a deferred start is handed to the executor at the seal, on this thread: not a wait
     }
   }
 

@@ -100,7 +100,7 @@ final class Claims {
       if (validateNow) {
         v = sched.validator.validate(req.toolName(), req.rawArguments());
       }
-      call = builder(sessionId, req, v).build();
+      call = builder(sessionId, req, v).storeWithFirstChange().build(); // stored with its first change
     } catch (dev.toolcall.DuplicateCallException e) { // the store holds the id from before a restart, or elsewhere
       sched.known.unreserve(key, mine, e);
       return storedAlready(sessionId, req);

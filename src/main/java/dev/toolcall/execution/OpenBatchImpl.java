@@ -121,6 +121,7 @@ final class OpenBatchImpl implements OpenBatch {
     int len = e.raw.length();
     if (e.fragments >= 2 && len >= 2L * e.published) {
       e.published = len;
+      call.store(); // a call whose arguments stream is stored and shown while they do
       call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw.toString()), STREAMING);
     }
   }

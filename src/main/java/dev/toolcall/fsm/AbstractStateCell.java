@@ -115,6 +115,32 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
      * {@code expected}), which the cell adopts (see {@link #adopt}). Throws, changing nothing, when it can do neither.
      */
     V write(V expected, V next);
+
+    /**
+     * Writes {@code current} as it stands, when this cell's store does not hold it yet (a cell created to be stored
+     * with its first change, which then has to wait); returns null when written or when nothing needed writing, else
+     * the newer version to adopt instead (linked back to {@code current}). The default writes nothing.
+     */
+    default V flush(V current) {
+      return null;
+    }
+
+    /**
+     * Whether {@code next} is installed without being written now: it is written with the next change that is not
+     * deferred (or a {@link AbstractStateCell#flush}), as part of that version's history. Asked under the write
+     * lock. The default defers nothing.
+     */
+    default boolean defers(V expected, V next) {
+      return false;
+    }
+
+    /**
+     * Whether this cell's versions are held back from the hand-off: nothing of it is stored yet, so nothing may be
+     * seen. Once false it stays false. The default holds nothing back.
+     */
+    default boolean holds() {
+      return false;
+    }
   }
 
   /** The durable write of every change, or null (memory only). */
@@ -172,6 +198,10 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
       if (current != expected) {
         return false; // a local writer won first: the caller re-reads, as without a store
       }
+      if (durable.defers(expected, next)) {
+        CURRENT.setVolatile(this, next); // written with the next change; held from the hand-off until then
+        return true;
+      }
       newer = durable.write(expected, next);
       if (newer == null) {
         CURRENT.setVolatile(this, next);
@@ -182,6 +212,25 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     }
     drainPending();
     return false;
+  }
+
+  /**
+   * Makes the current version durable when the store does not hold it yet ({@link Durable#flush}), and hands off
+   * what that installed; does nothing without a durable write. Serialised with the cell's writes.
+   */
+  protected final void flush() {
+    if (durable == null) {
+      return;
+    }
+    synchronized (writeLock) {
+      V cur = current();
+      V newer = durable.flush(cur);
+      if (newer != null) {
+        checkAdoptable(cur, newer);
+        CURRENT.setVolatile(this, newer);
+      }
+    }
+    drainPending();
   }
 
   /**
@@ -278,6 +327,9 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    * it once after construction to hand off version 0. Safe to call from any thread at any time.
    */
   protected final void drainPending() {
+    if (durable != null && durable.holds()) {
+      return; // nothing stored yet: the write that stores the first version drains after it
+    }
     if ((int) WIP.getAndAdd(this, 1) != 0) {
       return;
     }

@@ -66,11 +66,7 @@ class ClusterTest {
     try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
       s.execute("CREATE TABLE cluster_run (session_id text, call_id text, command text, owner text,"
           + " twice integer NOT NULL DEFAULT 0, PRIMARY KEY (session_id, call_id))");
-      s.execute("CREATE TABLE audit (session_id text, call_id text, version integer, state text)");
-      s.execute("CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES"
-          + " (NEW.session_id, NEW.call_id, NEW.version, NEW.state); RETURN NEW; END $$");
-      s.execute("CREATE TRIGGER audit AFTER INSERT OR UPDATE OF version ON toolcall_call FOR EACH ROW"
-          + " EXECUTE FUNCTION audit()");
+      PgCluster.installAudit(s);
     }
     PGSimpleDataSource pg = (PGSimpleDataSource) TwoRuntimesTest.second(DB);
     int pgPort = pg.getPortNumbers()[0];

@@ -109,4 +109,22 @@ final class PgCluster {
       throw new IllegalStateException("interrupted running '" + command + "'", e);
     }
   }
+
+  /**
+   * Creates the table {@code audit} and its trigger on {@code toolcall_call}: one row per version each write stores.
+   * A write of version n over version m (or an insert of version n) stores every version above m up to n: a call's
+   * changes that ride in its next write (its pending version in the insert of the version it starts or asks with)
+   * are in that write's history. Each gets the state of the last step of the stored path at or before it.
+   */
+  static void installAudit(java.sql.Statement s) throws java.sql.SQLException {
+    s.execute("CREATE TABLE audit (session_id text, call_id text, version integer, state text)");
+    s.execute("CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit"
+        + " SELECT NEW.session_id, NEW.call_id, v, CASE WHEN v = NEW.version THEN NEW.state ELSE (SELECT st->>'state'"
+        + " FROM jsonb_array_elements(NEW.document->'path') st WHERE (st->>'version')::int <= v"
+        + " ORDER BY (st->>'version')::int DESC LIMIT 1) END"
+        + " FROM generate_series(CASE WHEN TG_OP = 'INSERT' THEN 0 ELSE OLD.version + 1 END, NEW.version) v;"
+        + " RETURN NEW; END $$");
+    s.execute("CREATE TRIGGER audit AFTER INSERT OR UPDATE OF version ON toolcall_call FOR EACH ROW"
+        + " EXECUTE FUNCTION audit()");
+  }
 }

@@ -63,11 +63,7 @@ class TwoRuntimesTest {
     DataSource admin = PgCluster.database(DB);
     PostgresCallStore.create(admin).applySchema();
     try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE audit (session_id text, call_id text, version integer, state text)");
-      s.execute("CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES"
-          + " (NEW.session_id, NEW.call_id, NEW.version, NEW.state); RETURN NEW; END $$");
-      s.execute("CREATE TRIGGER audit AFTER INSERT OR UPDATE OF version ON toolcall_call FOR EACH ROW"
-          + " EXECUTE FUNCTION audit()");
+      PgCluster.installAudit(s);
     }
     dbA = Pool.of(second(), 8);
     dbB = Pool.of(second(), 8);
