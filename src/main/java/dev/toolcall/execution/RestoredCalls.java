@@ -55,7 +55,7 @@ final class RestoredCalls {
         sched.claims.admit(new Claims.Claim(dup, null, false, null), batch, batch.append(dup), null, null);
         continue;
       }
-      if (sched.store != null) {
+      if (sched.store != null && !adopting) { // adopted calls were read from the store: nothing to create
         sched.store.create(typed); // false: stored already (restored from this store)
       }
       ToolCall call = ToolCall.restore(typed, sched.bus, sched.ticker, sched.store);
