@@ -407,9 +407,12 @@ public final class PostgresCallStore {
    * that conversation is stored already (so a slow writer never puts an older state back). Save it whenever the turn
    * reaches a state worth keeping (waiting for approvals, say), before anything of the runtime is read; a restarting
    * process gives {@link #loadConversation} to {@code Agent.Builder.resume} and the runtime's
-   * {@code restore(store.snapshot(clock))} to {@code agent.resume}.
+   * {@code restore(store.snapshot(clock))} to {@code agent.resume}. For one process at a time: two writers saving the
+   * same version keep the first and the second gets false. Where several instances serve one conversation, use
+   * {@link #conversations()} through an {@link dev.toolcall.conversation.AgentDirectory}, which owns a conversation
+   * for each step and refuses a second step ({@link dev.toolcall.conversation.ConversationBusyException}).
    *
-   * @return whether it was stored (false: the stored one is as new or newer)
+   * @return whether it was stored (false: the stored one is as new or newer, or as new and another writer's)
    * @throws StoreException if the write failed
    */
   public boolean saveConversation(dev.toolcall.conversation.AgentSnapshot snapshot) {
