@@ -28,7 +28,7 @@ final class CallCreation {
         throw new IllegalArgumentException("builders must share one store: builders[" + i + "] has "
             + b.storeOrNull() + ", builders[0] " + store);
       }
-      made[i] = b.unwritten();
+      made[i] = b.unwritten(false); // stored here, together: never with a first change
       firsts.add(made[i].snapshot());
     }
     boolean[] stored = new boolean[n];

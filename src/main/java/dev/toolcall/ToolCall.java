@@ -71,7 +71,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * beat reads the call back and adopts what it stored (the caller then sees a lost race, as in memory); a store that
    * cannot read back makes it a {@link StaleCallException}.
    */
-  private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker,
+  ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker,
       CallStore store, CallWriter writer) {
     super(initial, deliverInitial, durable(writer));
     this.ticker = ticker;
@@ -488,26 +488,6 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
   }
 
-  /** The body of {@link Builder#build()}, apart so that build() is small and the builder need not escape. */
-  private static ToolCall create(String callId, String label, String toolName, String sessionId, String parentCallId,
-      ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker, ToolCallPublisher bus, CallStore store) {
-    ToolCall call = unwritten(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker, bus,
-        store);
-    if (store != null && !store.create(call.current())) {
-      throw new DuplicateCallException(sessionId, callId);
-    }
-    return call.started();
-  }
-
-  /** A new call at version 0, neither stored nor published yet. */
-  private static ToolCall unwritten(String callId, String label, String toolName, String sessionId,
-      String parentCallId, ToolCallOrigin origin, ToolArguments arguments, Clock clock, Ticker ticker,
-      ToolCallPublisher bus, CallStore store) {
-    ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-        ticker.read(), origin, label);
-    return new ToolCall(ToolCallSnapshot.initial(identity, arguments), true, bus, ticker, store);
-  }
-
   /**
    * {@link Builder#build()} for several calls at once (the calls of one batch): builds them, stores their first
    * versions together ({@link CallStore#createAll}: one write where the store can), and only then publishes each
@@ -627,14 +607,11 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
      *     {@link #storeWithFirstChange()})
      */
     public ToolCall build() {
-      if (deferred && store != null) {
-        ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
-            ticker.read(), origin, label);
-        return new ToolCall(ToolCallSnapshot.initial(identity, arguments), true,
-            bus != null ? bus : ToolCallPublisher.NONE, ticker, store, new CallWriter(store, ticker, true));
+      ToolCall call = unwritten(deferred);
+      if (store != null && !deferred && !store.create(call.current())) {
+        throw new DuplicateCallException(sessionId, callId);
       }
-      return create(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
-          bus != null ? bus : ToolCallPublisher.NONE, store);
+      return deferred && store != null ? call : call.started();
     }
 
     /**
@@ -650,10 +627,16 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       return this;
     }
 
-    /** For {@link #buildAll}: the call, neither stored nor published. */
-    ToolCall unwritten() {
-      return ToolCall.unwritten(callId, label, toolName, sessionId, parentCallId, origin, arguments, clock, ticker,
-          bus != null ? bus : ToolCallPublisher.NONE, store);
+    /**
+     * The call at version 0, neither stored nor published yet; with {@code firstChange} (and a store), one that its
+     * first change stores.
+     */
+    ToolCall unwritten(boolean firstChange) {
+      ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
+          ticker.read(), origin, label);
+      return new ToolCall(ToolCallSnapshot.initial(identity, arguments), true,
+          bus != null ? bus : ToolCallPublisher.NONE, ticker, store,
+          store == null ? null : new CallWriter(store, ticker, firstChange));
     }
 
     /** For {@link #buildAll}: the store, or null. */
