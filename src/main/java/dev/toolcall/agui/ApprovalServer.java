@@ -422,39 +422,7 @@ public final class ApprovalServer implements AutoCloseable {
   }
 
   private void watch(HttpExchange x, String session) throws IOException {
-    stream(x, sink -> {
-      try (CallBoard.Watcher w = board.watch(session)) {
-        sink.write("retry: 1000\n\n");
-        ObjectNode snap = Wire.JSON.createObjectNode();
-        snap.put("session", session);
-        snap.put("serverTime", clock.instant().toString());
-        snap.set("calls", board.views(session));
-        board.turn(session).ifPresent(t -> snap.set("turn", t));
-        sink.write(Wire.frame("snapshot", snap));
-        while (!Thread.currentThread().isInterrupted()) {
-          String id = w.next(heartbeatMillis);
-          if (id == null) {
-            sink.write(": ping\n\n");
-            continue;
-          }
-          if (id.equals(CallBoard.TURN)) {
-            ObjectNode t = board.turn(session).orElse(null);
-            if (t != null) {
-              t.put("serverTime", clock.instant().toString());
-              sink.write(Wire.frame("turn", t));
-            }
-            continue;
-          }
-          ObjectNode v = board.view(session, id).orElse(null);
-          if (v != null) {
-            v.put("serverTime", clock.instant().toString());
-            sink.write(Wire.frame("call", v));
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    stream(x, sink -> new PageStream(board, clock, heartbeatMillis).run(session, sink));
   }
 
   private void serve(HttpExchange x, String name) throws IOException {
