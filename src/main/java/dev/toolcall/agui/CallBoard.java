@@ -255,13 +255,15 @@ final class CallBoard implements AutoCloseable {
   }
 
   private ObjectNode view(ToolCallSnapshot s) {
-    // a request open here, or one another instance opened (its call is not held here: the store holds it open, and a
-    // decision posted here reaches it)
-    Optional<PermissionRequest> r = s.state() == ToolCallState.PERMISSION_PENDING
-        ? PermissionRequest.of(s).flatMap(p -> runtime.permissions().request(p.requestId())
-            .or(() -> runtime.scheduler().call(s.identity().sessionId(), s.callId()).isEmpty()
-                ? Optional.of(p) : Optional.empty()))
-        : Optional.empty();
+    // A request open here, as the queue holds it now; or, for a call this runtime does not hold, the request as the
+    // store held it when read (a decision posted here reaches it through the store). Never asked of the permission
+    // service then: that would load the call into this runtime, which showing it must not do.
+    Optional<PermissionRequest> r = Optional.empty();
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      r = runtime.scheduler().call(s.identity().sessionId(), s.callId()).isPresent()
+          ? PermissionRequest.of(s).flatMap(p -> runtime.permissions().request(p.requestId()))
+          : PermissionRequest.of(s);
+    }
     ObjectNode v = Wire.view(presenter.view(s), r);
     why(v, s.toolName(), s.identity().sessionId(), s.callId(), s.identity().label());
     return v;

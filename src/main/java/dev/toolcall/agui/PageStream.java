@@ -14,7 +14,8 @@ import java.util.Map;
  * until the client leaves or the thread is interrupted.
  *
  * <p>Nothing is sent twice: a call's frame is sent only when its version is newer than the one last sent to this page,
- * or the same version drawn differently (the model's text joined it); a {@code turn} frame only when it differs from
+ * or the same version drawn differently (the model's text joined it; the elapsed and remaining times, which only the
+ * clock changes, do not count); a {@code turn} frame only when it differs from
  * the last one sent. So a change that reaches the board twice (a local event and the store's change feed, a change
  * told twice) is one frame, and a call's frames never go back in version. Confined to its thread.
  */
@@ -24,7 +25,7 @@ final class PageStream {
   private final long heartbeatMillis;
   /** Past this many calls noted, the ended ones are forgotten (an ended call changes no more). */
   private static final int MAX_NOTED = 1000;
-  /** Of each call sent: its version, its frame's text (serverTime aside), whether it had ended. */
+  /** Of each call sent: its version, its frame's text (what the clock changes aside), whether it had ended. */
   private final Map<String, Sent> sent = new HashMap<>();
   private String lastTurn;
 
@@ -83,7 +84,7 @@ final class PageStream {
   private boolean fresh(JsonNode v) {
     String callId = v.path("callId").asText();
     int version = v.path("version").asInt();
-    String text = Wire.text(v);
+    String text = Wire.text(drawn(v));
     Sent last = sent.get(callId);
     if (last != null && (version < last.version() || version == last.version() && text.equals(last.text()))) {
       return false;
@@ -93,6 +94,16 @@ final class PageStream {
     }
     sent.put(callId, new Sent(version, text, v.path("terminal").asBoolean()));
     return true;
+  }
+
+  /** {@code v} without what only the clock changes (a frame drawn again later differs in those alone). */
+  private static JsonNode drawn(JsonNode v) {
+    ObjectNode n = ((ObjectNode) v).deepCopy();
+    n.remove("elapsedMillis");
+    if (n.get("countdown") instanceof ObjectNode c) {
+      c.remove("remainingMillis");
+    }
+    return n;
   }
 
   private record Sent(int version, String text, boolean ended) {}
