@@ -62,7 +62,10 @@ final class CallBoard implements AutoCloseable {
   private final Map<String, StoredTurn> stored = new ConcurrentHashMap<>();
   private final List<Agent> transcripts;
   private final Subscription subscription;
-  /** What other instances store, on a shared store with a directory; else null. */
+  /**
+   * What other instances store (on a shared store), and what a page reads on connect (through a directory on a
+   * runtime with a call store); else null.
+   */
   private final StoreFeed feed;
 
   /** A conversation as read from the store: its revision, its messages, whether a step holds it. */
@@ -94,7 +97,8 @@ final class CallBoard implements AutoCloseable {
         }
       }
     });
-    this.feed = directory != null && runtime.callStore().isPresent() ? new StoreFeed(runtime, directory, this) : null;
+    this.feed = runtime.isShared() || directory != null && runtime.callStore().isPresent()
+        ? new StoreFeed(runtime, directory, this) : null;
     // This board is how a person reads the runtime's requests (the page lists them): reading the queue once says so,
     // so the runtime does not warn that nobody reads its requests while a browser has yet to connect.
     runtime.permissions().pending();
@@ -151,9 +155,8 @@ final class CallBoard implements AutoCloseable {
    */
   void stored(String session, long revision, ConversationSnapshot snapshot, List<Message> messages, boolean held) {
     StoredTurn next = new StoredTurn(revision, List.copyOf(messages), held);
-    StoredTurn was = stored.merge(session, next, (a, b) -> b.revision() >= a.revision() ? b : a);
-    if (was != next) {
-      return;
+    if (stored.merge(session, next, (a, b) -> b.revision() >= a.revision() ? b : a) != next) {
+      return; // a later revision was read already
     }
     if (snapshot != null) {
       turns.merge(session, snapshot, (a, b) -> b.version() > a.version() ? b : a);

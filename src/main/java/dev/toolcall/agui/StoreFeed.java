@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * watches here is dropped on the store's thread at once (a map look-up); a change of a call this runtime holds is left
  * to its events; any other change is read on this feed's one daemon thread ({@code toolcall-approvals-feed}): the call
  * ({@link CallStore#read}), shown as {@link ToolCallRuntime#snapshotOf} makes it, and the conversation
- * ({@link AgentDirectory#stored}: its state, whether a step holds it, the model's text beside each request). Reads of
+ * ({@link AgentDirectory#stored}: its state, whether a step holds it, the model's text beside each request; only
+ * when the server serves its sessions through a directory). Reads of
  * one call or one conversation are coalesced: a change told while one is queued adds nothing, one told while it is
  * read queues it again, so the last read is always after the last change told. The board keeps a version only over an
  * older one, so a read that lags a local event, or a change told twice, shows nothing twice.
@@ -47,6 +48,7 @@ final class StoreFeed implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StoreFeed.class);
 
   private final ToolCallRuntime runtime;
+  /** The directory the server serves sessions through, or null (then no conversation is read). */
   private final AgentDirectory directory;
   private final CallBoard board;
   private final CallStore store;
@@ -79,7 +81,7 @@ final class StoreFeed implements AutoCloseable {
 
       @Override
       public void conversationChanged(String conversationId, long revision) {
-        if (board.watched(conversationId)) {
+        if (directory != null && board.watched(conversationId)) {
           queue(queuedConversations, conversationId, () -> readConversation(conversationId));
         }
       }
@@ -143,6 +145,9 @@ final class StoreFeed implements AutoCloseable {
    * thread. A store that cannot be read leaves the board as it is.
    */
   void connected(String session) {
+    if (directory == null) {
+      return; // no conversation to read: the calls other instances change from now on come through the watch
+    }
     Optional<ConversationStore.Stored> s;
     try {
       s = directory.stored(session);

@@ -172,6 +172,43 @@ class PageFeedTwoInstancesTest {
     }
   }
 
+  /**
+   * Without directories too: a page on B's server (no directory) shows a call A schedules and holds, as it asks, and
+   * after the decision posted to B, as it completes; one snapshot, the call run once.
+   */
+  @Test
+  void aPageOnInstanceBFollowsCallsInstanceAHolds() throws Exception {
+    String db = "toolcall_page_feed_calls";
+    PostgresCallStore.create(PgCluster.database(db)).applySchema();
+    List<String> ranOn = new CopyOnWriteArrayList<>();
+    SessionTokens tokens = SessionTokens.create();
+    try (ToolCallRuntime a = ToolCallRuntime.builder().tools(shell("a", ranOn)).sharedStore(PostgresCallStore
+            .create(Pool.of(TwoRuntimesTest.second(db), 4)).shared("a", Duration.ofSeconds(30))).build();
+        ToolCallRuntime b = ToolCallRuntime.builder().tools(shell("b", ranOn)).sharedStore(PostgresCallStore
+            .create(Pool.of(TwoRuntimesTest.second(db), 4)).shared("b", Duration.ofSeconds(30))).build();
+        ApprovalServer server = ApprovalServer.builder(b).access(tokens).start();
+        Sse page = Sse.open(server.baseUri().resolve("/api/sessions/s/stream?token=" + tokens.issue("s")))) {
+      page.next(f -> f.event().equals("snapshot"));
+      var batch = a.schedule("s", List.of(dev.toolcall.execution.CallRequest.of("c1", "shell",
+          "{\"command\":\"make\"}")));
+      JsonNode asked = page.next(f -> f.isCall("c1") && f.data().has("request")).data();
+      String requestId = asked.path("request").path("requestId").asText();
+      assertThat(a.permissions().request(requestId)).as("the request A holds").isPresent();
+      HttpResponse<String> won = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+              server.baseUri().resolve("/api/sessions/s/decisions"))
+          .header("Content-Type", "application/json").header("X-Toolcall-Token", tokens.token("s").orElseThrow())
+          .POST(HttpRequest.BodyPublishers.ofString("{\"requestId\":\"" + requestId
+              + "\",\"decision\":\"approve_once\"}")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(won.statusCode()).as(won.body()).isEqualTo(200);
+      JsonNode done = page.next(f -> f.isCall("c1") && f.data().path("state").asText().equals("completed")).data();
+      assertThat(batch.whenDone().toCompletableFuture().get(20, TimeUnit.SECONDS).get(0).snapshot().version())
+          .isEqualTo(done.path("version").asInt());
+      assertThat(ranOn).hasSize(1);
+      assertThat(done.path("result").asText()).isEqualTo("ran make on " + ranOn.get(0));
+      assertThat(page.seen().stream().filter(f -> f.event().equals("snapshot"))).hasSize(1);
+    }
+  }
+
   private static final List<String> RANK = List.of("pending", "permission_pending", "permission_approved", "running",
       "completed");
 
