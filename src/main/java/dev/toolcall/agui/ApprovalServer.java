@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  *       of the session as the presentation view model, with the tool's {@code description} and, for a request of a
  *       {@linkplain Builder#transcript transcript} agent, the model's {@code assistantText}; and the session's
  *       conversation as {@code turn} when an agent runs it), then {@code call} per change of a call and
- *       {@code turn} per change of the conversation, each sent once; with a {@linkplain Builder#directory directory}
- *       on a shared store also the changes other instances store in the session (docs/agui.md)</td></tr>
+ *       {@code turn} per change of the conversation, each sent once; on a shared store also the changes other
+ *       instances store in the session (its conversation's with a {@linkplain Builder#directory directory};
+ *       docs/agui.md)</td></tr>
  *   <tr><td>{@code POST /api/sessions/{id}/decisions}</td><td>an answer {@code {requestId, decision, reason,
  *       arguments, argumentsVersion}}; headers {@code X-Toolcall-Token} (the credential) and
  *       {@code Content-Type: application/json}</td></tr>
