@@ -116,10 +116,22 @@ public interface SharedCallStore extends CallStore {
    */
   AutoCloseable watch(Listener listener);
 
-  /** Told of stored versions; see {@link #watch}. */
+  /**
+   * Told of stored versions; see {@link #watch}. A store that also keeps conversations (the PostgreSQL store's
+   * {@code conversations()}) tells their changes to {@link #conversationChanged} as well.
+   */
   @FunctionalInterface
   interface Listener {
     /** {@code version} of call {@code callId} in {@code sessionId} was stored. */
     void stored(String sessionId, String callId, int version);
+
+    /**
+     * Conversation {@code conversationId} changed in the store, by any runtime (this one's included): a step took it,
+     * or a step stored its snapshot and let go. May be told twice or late, never before the change committed; read
+     * the conversation to learn what it holds. The default ignores it.
+     *
+     * @param revision its revision after the change, as the store counts them
+     */
+    default void conversationChanged(String conversationId, long revision) {}
   }
 }

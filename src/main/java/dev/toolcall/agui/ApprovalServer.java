@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  *       of the session as the presentation view model, with the tool's {@code description} and, for a request of a
  *       {@linkplain Builder#transcript transcript} agent, the model's {@code assistantText}; and the session's
  *       conversation as {@code turn} when an agent runs it), then {@code call} per change of a call and
- *       {@code turn} per change of the conversation</td></tr>
+ *       {@code turn} per change of the conversation, each sent once; on a shared store also the changes other
+ *       instances store in the session (its conversation's with a {@linkplain Builder#directory directory};
+ *       docs/agui.md)</td></tr>
  *   <tr><td>{@code POST /api/sessions/{id}/decisions}</td><td>an answer {@code {requestId, decision, reason,
  *       arguments, argumentsVersion}}; headers {@code X-Toolcall-Token} (the credential) and
  *       {@code Content-Type: application/json}</td></tr>
@@ -422,39 +424,7 @@ public final class ApprovalServer implements AutoCloseable {
   }
 
   private void watch(HttpExchange x, String session) throws IOException {
-    stream(x, sink -> {
-      try (CallBoard.Watcher w = board.watch(session)) {
-        sink.write("retry: 1000\n\n");
-        ObjectNode snap = Wire.JSON.createObjectNode();
-        snap.put("session", session);
-        snap.put("serverTime", clock.instant().toString());
-        snap.set("calls", board.views(session));
-        board.turn(session).ifPresent(t -> snap.set("turn", t));
-        sink.write(Wire.frame("snapshot", snap));
-        while (!Thread.currentThread().isInterrupted()) {
-          String id = w.next(heartbeatMillis);
-          if (id == null) {
-            sink.write(": ping\n\n");
-            continue;
-          }
-          if (id.equals(CallBoard.TURN)) {
-            ObjectNode t = board.turn(session).orElse(null);
-            if (t != null) {
-              t.put("serverTime", clock.instant().toString());
-              sink.write(Wire.frame("turn", t));
-            }
-            continue;
-          }
-          ObjectNode v = board.view(session, id).orElse(null);
-          if (v != null) {
-            v.put("serverTime", clock.instant().toString());
-            sink.write(Wire.frame("call", v));
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    stream(x, sink -> new PageStream(board, clock, heartbeatMillis).run(session, sink));
   }
 
   private void serve(HttpExchange x, String name) throws IOException {

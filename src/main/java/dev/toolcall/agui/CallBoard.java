@@ -32,9 +32,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * The latest snapshot of every call, per session, kept from the runtime's events (an inline listener: it only
- * stores and signals), and the page streams watching each session. A watcher is told which calls changed; it renders
+ * stores and signals) and, on a shared store, from what other instances store ({@link StoreFeed}, for the sessions
+ * watched here only), and the page streams watching each session. A watcher is told which calls changed; it renders
  * them on its own thread, so a slow client slows only itself. The conversation of each session (its latest
- * snapshot: is a turn running, did it end) is kept the same way and signalled as {@link #TURN}. Thread-safe.
+ * snapshot: is a turn running, did it end) is kept the same way and signalled as {@link #TURN}. Versions only move
+ * forward: a snapshot is kept only over an older version of its call (a local event also over the same version read
+ * from the store). Thread-safe.
  */
 final class CallBoard implements AutoCloseable {
   /** Terminal calls kept per session for the page; older ones are dropped. */
@@ -52,8 +55,21 @@ final class CallBoard implements AutoCloseable {
   // session -> request id -> call id, of every request this board saw open (to tell a late answer what won)
   private final Map<String, Map<String, String>> requests = new ConcurrentHashMap<>();
   private final Map<String, ConversationSnapshot> turns = new ConcurrentHashMap<>();
+  /**
+   * Of each watched session served through a directory: the conversation as the store last held it (its messages say
+   * why a call asked; {@code held}: a step runs it now, on any instance). Dropped when its last watcher goes.
+   */
+  private final Map<String, StoredTurn> stored = new ConcurrentHashMap<>();
   private final List<Agent> transcripts;
   private final Subscription subscription;
+  /**
+   * What other instances store (on a shared store), and what a page reads on connect (through a directory on a
+   * runtime with a call store); else null.
+   */
+  private final StoreFeed feed;
+
+  /** A conversation as read from the store: its revision, its messages, whether a step holds it. */
+  record StoredTurn(long revision, List<Message> messages, boolean held) {}
 
   /** {@code transcripts}: agents whose messages say why their calls were asked (the model's text beside a request). */
   CallBoard(ToolCallRuntime runtime, Presenter presenter, Clock clock, List<Agent> transcripts) {
@@ -75,21 +91,37 @@ final class CallBoard implements AutoCloseable {
       @Override
       public void onEvent(Event event) {
         if (event instanceof ToolCallEvent e) {
-          update(e.snapshot());
+          update(e.snapshot(), true);
         } else if (event instanceof ConversationEvent e) {
           turn(e.snapshot());
         }
       }
     });
+    this.feed = runtime.isShared() || directory != null && runtime.callStore().isPresent()
+        ? new StoreFeed(runtime, directory, this) : null;
     // This board is how a person reads the runtime's requests (the page lists them): reading the queue once says so,
     // so the runtime does not warn that nobody reads its requests while a browser has yet to connect.
     runtime.permissions().pending();
   }
 
-  private void update(ToolCallSnapshot s) {
+  /**
+   * Keeps {@code s} if it is newer than what the board has of its call ({@code local}: published by this runtime, kept
+   * over the same version read from the store too) and tells the session's watchers; an older version changes nothing.
+   */
+  void update(ToolCallSnapshot s, boolean local) {
     String session = s.identity().sessionId();
     Map<String, ToolCallSnapshot> calls = sessions.computeIfAbsent(session, k -> new ConcurrentHashMap<>());
-    calls.merge(s.callId(), s, (a, b) -> b.version() >= a.version() ? b : a);
+    boolean[] kept = {false};
+    calls.merge(s.callId(), s, (a, b) -> {
+      kept[0] = b.version() > a.version() || local && b.version() == a.version();
+      return kept[0] ? b : a;
+    });
+    if (calls.get(s.callId()) == s) {
+      kept[0] = true; // first of its call
+    }
+    if (!kept[0]) {
+      return;
+    }
     if (s.state() == ToolCallState.PERMISSION_PENDING) {
       PermissionRequest.of(s).ifPresent(r -> requests.computeIfAbsent(session, k -> new ConcurrentHashMap<>())
           .put(r.requestId(), s.callId()));
@@ -105,14 +137,45 @@ final class CallBoard implements AutoCloseable {
     }
   }
 
+  /** The version of call {@code callId} of {@code session} the board has, or -1. */
+  int version(String session, String callId) {
+    ToolCallSnapshot s = sessions.getOrDefault(session, Map.of()).get(callId);
+    return s == null ? -1 : s.version();
+  }
+
+  /** Whether a page stream watches {@code session} now. */
+  boolean watched(String session) {
+    List<Watcher> ws = watchers.get(session);
+    return ws != null && !ws.isEmpty();
+  }
+
+  /**
+   * The conversation of a watched session as the store holds it ({@code snapshot}, null while its first step runs),
+   * read at {@code revision}: kept if no later revision was, and its snapshot joins the board as a local event's does.
+   */
+  void stored(String session, long revision, ConversationSnapshot snapshot, List<Message> messages, boolean held) {
+    StoredTurn next = new StoredTurn(revision, List.copyOf(messages), held);
+    if (stored.merge(session, next, (a, b) -> b.revision() >= a.revision() ? b : a) != next) {
+      return; // a later revision was read already
+    }
+    if (snapshot != null) {
+      turns.merge(session, snapshot, (a, b) -> b.version() > a.version() ? b : a);
+    }
+    signalTurn(session);
+  }
+
   private void turn(ConversationSnapshot s) {
     turns.merge(s.conversationId(), s, (a, b) -> b.version() >= a.version() ? b : a);
-    List<Watcher> ws = watchers.get(s.conversationId());
+    signalTurn(s.conversationId());
+  }
+
+  private void signalTurn(String session) {
+    List<Watcher> ws = watchers.get(session);
     if (ws != null) {
       // A streamed call may ask before its response is in the agent's messages: the waiting calls are drawn again
       // at each step of the conversation, so the model's text joins them once it is there.
       List<String> waiting = new ArrayList<>();
-      for (ToolCallSnapshot c : sessions.getOrDefault(s.conversationId(), Map.of()).values()) {
+      for (ToolCallSnapshot c : sessions.getOrDefault(session, Map.of()).values()) {
         if (c.state() == ToolCallState.PERMISSION_PENDING) {
           waiting.add(c.callId());
         }
@@ -125,21 +188,23 @@ final class CallBoard implements AutoCloseable {
   }
 
   /**
-   * The conversation of {@code session}, if one runs on this runtime: {@code state} (its wire name), {@code turn},
-   * {@code roundTrips}, {@code reason} (a code), {@code active} (a turn is under way) and, when it failed,
-   * {@code error}.
+   * The conversation of {@code session}, if one runs on this runtime or the store holds it: {@code state} (its wire
+   * name), {@code turn}, {@code roundTrips}, {@code reason} (a code), {@code active} (a turn is under way, or a step
+   * holds the stored conversation, on any instance) and, when it failed, {@code error}.
    */
   Optional<ObjectNode> turn(String session) {
     ConversationSnapshot s = turns.get(session);
     if (s == null) {
       return Optional.empty();
     }
+    StoredTurn st = stored.get(session);
     ObjectNode n = Wire.JSON.createObjectNode();
     n.put("state", s.state().wireName());
     n.put("turn", s.turn());
     n.put("roundTrips", s.roundTrips());
     n.put("reason", s.reason().code());
-    n.put("active", s.state() != ConversationState.IDLE && s.state() != ConversationState.FAILED);
+    n.put("active", s.state() != ConversationState.IDLE && s.state() != ConversationState.FAILED
+        || st != null && st.held());
     s.error().ifPresent(e -> n.put("error", e));
     return Optional.of(n);
   }
@@ -157,8 +222,15 @@ final class CallBoard implements AutoCloseable {
     }
   }
 
-  /** Every call of {@code session} the page should show, oldest first, as JSON views. */
+  /**
+   * Every call of {@code session} the page should show, oldest first, as JSON views: those the board has, the open
+   * requests of this runtime's queue in the session, and, through a directory, the calls of the stored conversation's
+   * turn as the store holds them (read now, for a page that connects).
+   */
   ArrayNode views(String session) {
+    if (feed != null) {
+      feed.connected(session);
+    }
     ArrayNode out = Wire.JSON.createArrayNode();
     Map<String, ToolCallSnapshot> calls = sessions.getOrDefault(session, Map.of());
     List<ToolCallSnapshot> sorted = new ArrayList<>(calls.values());
@@ -176,56 +248,7 @@ final class CallBoard implements AutoCloseable {
         shown.add(r.callId());
       }
     }
-    storedRequests(session, shown, out);
     return out;
-  }
-
-  /**
-   * The open requests of {@code session}'s suspended turn as the store holds them, when the session is served through
-   * a directory and the runtime has a call store: the stored conversation's last response's calls that wait for a
-   * person, with the text of the model's message that asked for them.
-   */
-  private void storedRequests(String session, Set<String> shown, ArrayNode out) {
-    if (directory == null || runtime.callStore().isEmpty()) {
-      return;
-    }
-    java.util.Optional<dev.toolcall.conversation.AgentSnapshot> snap;
-    try {
-      snap = directory.snapshot(session);
-    } catch (RuntimeException e) {
-      return; // the store is unreachable: the page shows what this instance holds
-    }
-    if (snap.isEmpty() || snap.get().conversation().state() != dev.toolcall.ConversationState.AWAITING_TOOL_APPROVAL) {
-      return;
-    }
-    List<dev.toolcall.conversation.Message> messages = snap.get().messages();
-    if (messages.isEmpty() || !(messages.get(messages.size() - 1)
-        instanceof dev.toolcall.conversation.AssistantMessage asked)) {
-      return;
-    }
-    List<String> labels = new ArrayList<>();
-    asked.toolCalls().forEach(c -> labels.add(c.id()));
-    List<dev.toolcall.CallRecord> calls;
-    try {
-      calls = runtime.callStore().get().readByLabels(session, labels);
-    } catch (RuntimeException e) {
-      return;
-    }
-    for (dev.toolcall.CallRecord c : calls) {
-      if (c.state() != ToolCallState.PERMISSION_PENDING || c.permission() == null || !shown.add(c.callId())) {
-        continue;
-      }
-      PermissionRequest r = new PermissionRequest(c.permission().requestId(), c.callId(), session, c.toolName(),
-          dev.toolcall.ToolArguments.ofText(c.arguments()), c.argumentsVersion(), c.permission().askedAt(),
-          c.permission().deadline(), 0);
-      ObjectNode v = Wire.view(r, presenter.theme(), clock.instant());
-      runtime.registry().find(c.toolName()).map(t -> t.definition().description()).filter(d -> !d.isBlank())
-          .ifPresent(d -> v.put("description", d));
-      if (!asked.text().isBlank()) {
-        v.put("assistantText", asked.text());
-      }
-      out.add(v);
-    }
   }
 
   /** The view of one call of {@code session}, if known. */
@@ -235,9 +258,15 @@ final class CallBoard implements AutoCloseable {
   }
 
   private ObjectNode view(ToolCallSnapshot s) {
-    Optional<PermissionRequest> r = s.state() == ToolCallState.PERMISSION_PENDING
-        ? PermissionRequest.of(s).flatMap(p -> runtime.permissions().request(p.requestId()))
-        : Optional.empty();
+    // A request open here, as the queue holds it now; or, for a call this runtime does not hold, the request as the
+    // store held it when read (a decision posted here reaches it through the store). Never asked of the permission
+    // service then: that would load the call into this runtime, which showing it must not do.
+    Optional<PermissionRequest> r = Optional.empty();
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      r = runtime.scheduler().call(s.identity().sessionId(), s.callId()).isPresent()
+          ? PermissionRequest.of(s).flatMap(p -> runtime.permissions().request(p.requestId()))
+          : PermissionRequest.of(s);
+    }
     ObjectNode v = Wire.view(presenter.view(s), r);
     why(v, s.toolName(), s.identity().sessionId(), s.callId(), s.identity().label());
     return v;
@@ -255,23 +284,31 @@ final class CallBoard implements AutoCloseable {
       return;
     }
     for (Agent a : transcripts) {
-      if (!a.conversation().id().equals(session)) {
-        continue;
+      if (a.conversation().id().equals(session) && asked(v, a.messages(), callId, label)) {
+        return;
       }
-      List<Message> messages = a.messages();
-      for (int i = messages.size() - 1; i >= 0; i--) {
-        if (messages.get(i) instanceof AssistantMessage m) {
-          for (ToolCallRequest c : m.toolCalls()) {
-            if (c.id().equals(label) || c.id().equals(callId)) {
-              if (!m.text().isBlank()) {
-                v.put("assistantText", m.text().strip());
-              }
-              return;
+    }
+    StoredTurn st = stored.get(session);
+    if (st != null) {
+      asked(v, st.messages(), callId, label);
+    }
+  }
+
+  /** Puts the text of the message of {@code messages} that asked for the call, if any; whether one did. */
+  private static boolean asked(ObjectNode v, List<Message> messages, String callId, String label) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i) instanceof AssistantMessage m) {
+        for (ToolCallRequest c : m.toolCalls()) {
+          if (c.id().equals(label) || c.id().equals(callId)) {
+            if (!m.text().isBlank()) {
+              v.put("assistantText", m.text().strip());
             }
+            return true;
           }
         }
       }
     }
+    return false;
   }
 
   /**
@@ -302,6 +339,9 @@ final class CallBoard implements AutoCloseable {
   @Override
   public void close() {
     subscription.close();
+    if (feed != null) {
+      feed.close();
+    }
   }
 
   /** One page stream's view of a session: the ids of calls changed since it last looked. */
@@ -338,6 +378,9 @@ final class CallBoard implements AutoCloseable {
       List<Watcher> ws = watchers.get(session);
       if (ws != null) {
         ws.remove(this);
+        if (ws.isEmpty()) {
+          stored.remove(session); // read again when a page watches it next
+        }
       }
     }
   }

@@ -215,6 +215,17 @@ public final class AgentDirectory implements AutoCloseable {
     return store.read(Objects.requireNonNull(conversationId, "conversationId")).flatMap(ConversationStore.Stored::snapshot);
   }
 
+  /**
+   * The conversation as last stored, with its revision and whether a step holds it now (on this instance or
+   * another), without taking it: for a page that follows a conversation whichever instance runs its steps. Empty when
+   * it was never stored.
+   *
+   * @throws RuntimeException if the store failed
+   */
+  public Optional<ConversationStore.Stored> stored(String conversationId) {
+    return store.read(Objects.requireNonNull(conversationId, "conversationId"));
+  }
+
   /** How many agents this instance holds now. */
   public int heldAgents() {
     synchronized (held) {

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The changes every runtime stores, told to this one as they commit: {@code LISTEN toolcall_call} on a connection of
  * its own (the schema's trigger sends one notification per stored version), on one daemon thread
- * ({@code toolcall-change-feed}). When that connection is lost, the feed reconnects and re-scans the rows changed
+ * ({@code toolcall-change-feed}); given a consumer of conversations, also {@code LISTEN toolcall_conversation} on the
+ * same connection (one notification per step taken or stored, schema version 5). When that connection is lost, the feed reconnects and re-scans the rows changed
  * since shortly before it was last known to be listening (polling as the fallback), so a change made meanwhile is
  * still told; a change may then be told twice. Order comes from versions: a consumer keeps the highest version it has
  * seen of each call and ignores the others.
@@ -50,16 +51,28 @@ public final class ChangeFeed implements AutoCloseable {
    */
   public record Change(String sessionId, String callId, int version) {}
 
+  /**
+   * A change of a stored conversation: a step took it, or stored its snapshot (or its state was saved).
+   *
+   * @param conversationId the conversation
+   * @param revision its revision after the change (a saved state keeps it; read the row to learn what changed)
+   */
+  public record ConversationChange(String conversationId, long revision) {}
+
   private final DataSource dataSource;
   private final Consumer<? super Change> consumer;
+  /** Told of conversation changes, or null: the feed then does not listen for them. */
+  private final Consumer<? super ConversationChange> conversations;
   private final long waitMillis;
   private final Thread thread;
   private volatile boolean closed;
   private volatile Connection connection;
 
-  private ChangeFeed(DataSource dataSource, Consumer<? super Change> consumer, Duration wait) {
+  private ChangeFeed(DataSource dataSource, Consumer<? super Change> consumer,
+      Consumer<? super ConversationChange> conversations, Duration wait) {
     this.dataSource = dataSource;
     this.consumer = consumer;
+    this.conversations = conversations;
     this.waitMillis = Math.max(1, wait.toMillis());
     this.thread = new Thread(this::loop, "toolcall-change-feed");
     this.thread.setDaemon(true);
@@ -75,13 +88,28 @@ public final class ChangeFeed implements AutoCloseable {
    * @throws IllegalArgumentException if {@code wait} is not positive
    */
   public static ChangeFeed start(DataSource dataSource, Consumer<? super Change> consumer, Duration wait) {
+    Objects.requireNonNull(consumer, "consumer");
+    return start(dataSource, consumer, null, wait);
+  }
+
+  /**
+   * Starts a feed of calls and conversations: as {@link #start(DataSource, Consumer, Duration)}, and on the same
+   * connection and thread, {@code conversations} is told each change of a stored conversation (a re-scan after a lost
+   * connection tells those whose snapshot was stored meanwhile; a step taken meanwhile without one is not re-told).
+   * Needs schema version 5 ({@link PostgresCallStore#applySchema()}); on an older schema no conversation is told.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code wait} is not positive
+   */
+  public static ChangeFeed start(DataSource dataSource, Consumer<? super Change> consumer,
+      Consumer<? super ConversationChange> conversations, Duration wait) {
     Objects.requireNonNull(dataSource, "dataSource");
     Objects.requireNonNull(consumer, "consumer");
     Objects.requireNonNull(wait, "wait");
     if (wait.isNegative() || wait.isZero()) {
       throw new IllegalArgumentException("wait must be positive, was " + wait);
     }
-    ChangeFeed f = new ChangeFeed(dataSource, consumer, wait);
+    ChangeFeed f = new ChangeFeed(dataSource, consumer, conversations, wait);
     f.thread.start();
     return f;
   }
@@ -97,6 +125,9 @@ public final class ChangeFeed implements AutoCloseable {
           connection = c;
           try (Statement s = c.createStatement()) {
             s.execute("LISTEN toolcall_call");
+            if (conversations != null) {
+              s.execute("LISTEN toolcall_conversation");
+            }
           }
           if (listening != null) {
             rescan(c, listening.minus(RESCAN_MARGIN));
@@ -111,7 +142,11 @@ public final class ChangeFeed implements AutoCloseable {
             Integer.MAX_VALUE));
         if (ns != null) {
           for (PGNotification n : ns) {
-            tell(parse(n.getParameter()));
+            if (n.getName().equals("toolcall_conversation")) {
+              tellConversation(parseConversation(n.getParameter()));
+            } else {
+              tell(parse(n.getParameter()));
+            }
           }
         }
       } catch (SQLException e) {
@@ -145,6 +180,56 @@ public final class ChangeFeed implements AutoCloseable {
           tell(ch);
         }
       }
+    }
+    if (conversations == null) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT conversation_id, revision FROM toolcall_conversation"
+        + " WHERE updated_at >= ? ORDER BY updated_at")) {
+      ps.setTimestamp(1, Timestamp.from(since));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ConversationChange ch;
+          try {
+            ch = new ConversationChange(Nul.unescape(rs.getString(1)), rs.getLong(2));
+          } catch (IllegalArgumentException e) {
+            continue; // an id this version cannot read: the store names it when it is read
+          }
+          tellConversation(ch);
+        }
+      }
+    } catch (SQLException e) {
+      if (e.getSQLState() == null || !e.getSQLState().startsWith("42")) {
+        throw e;
+      } // a schema older than version 3 (no revision column): no conversation to re-tell
+    }
+  }
+
+  private void tellConversation(ConversationChange change) {
+    if (change == null) {
+      return;
+    }
+    try {
+      conversations.accept(change);
+    } catch (RuntimeException e) { // the consumer's bug must not stop the feed
+      log.error("change feed consumer failed on {}; the feed goes on", change, e);
+    }
+  }
+
+  /** {@code <len>:<conversation>/<revision>}, as the schema's trigger writes it; null if malformed. */
+  static ConversationChange parseConversation(String payload) {
+    try {
+      int colon = payload.indexOf(':');
+      int len = Integer.parseInt(payload.substring(0, colon));
+      int slash = payload.offsetByCodePoints(colon + 1, len); // the server counts characters, not UTF-16 units
+      if (payload.charAt(slash) != '/') {
+        throw new IllegalArgumentException("no '/' after the conversation id");
+      }
+      return new ConversationChange(Nul.unescape(payload.substring(colon + 1, slash)),
+          Long.parseLong(payload.substring(slash + 1)));
+    } catch (RuntimeException e) {
+      log.warn("change feed ignored a malformed notification '{}'", payload);
+      return null;
     }
   }
 

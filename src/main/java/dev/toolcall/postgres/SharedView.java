@@ -319,7 +319,10 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
-  /** A {@link ChangeFeed} (waiting 500 ms at a time) that tells {@code listener} each version stored. */
+  /**
+   * A {@link ChangeFeed} (waiting 500 ms at a time) that tells {@code listener} each version stored, and each change
+   * of a conversation ({@link dev.toolcall.SharedCallStore.Listener#conversationChanged}), on one connection.
+   */
   @Override
   public AutoCloseable watch(Listener listener) {
     Objects.requireNonNull(listener, "listener");
@@ -330,7 +333,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
         if (!ownVersion(ch.sessionId(), ch.callId(), ch.version())) {
           listener.stored(ch.sessionId(), ch.callId(), ch.version());
         }
-      }, Duration.ofMillis(500));
+      }, ch -> listener.conversationChanged(ch.conversationId(), ch.revision()), Duration.ofMillis(500));
     } catch (RuntimeException | Error e) {
       listeners.remove(listener);
       throw e;

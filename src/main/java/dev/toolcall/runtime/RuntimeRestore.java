@@ -120,11 +120,11 @@ final class RuntimeRestore {
       }
       int attempt = step.state() == ToolCallState.RUNNING ? Math.max(1, c.attempt()) : 0;
       s = new ToolCallSnapshot(id, step.state(), step.version(), args, Math.min(c.argumentsVersion(), step.version()),
-          attempt, null, change, tickIn(id, step.at()), s);
+          attempt, step.state().isTerminal() ? c.outcome() : null, change, tickIn(id, step.at()), s);
     }
     if (s.version() != c.version()) {
       Change change = c.permission() != null ? asked(c.permission(), c.argumentsVersion()) : Reason.RESTORED;
-      s = new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), null, change,
+      s = new ToolCallSnapshot(id, c.state(), c.version(), args, c.argumentsVersion(), c.attempt(), c.outcome(), change,
           c.permission() != null ? tickIn(id, c.permission().askedAt()) : tickOf(now), s);
     }
     return s;

@@ -46,6 +46,8 @@ final class SharedStoreLink implements AutoCloseable {
   /** How often leases are renewed and overdue calls looked for: a third of the lease. */
   private final Duration sweepEvery;
   private volatile AutoCloseable watch;
+  /** The listeners of {@link ToolCallRuntime#watchStore}, told on the store's thread through this link's one watch. */
+  private final List<SharedCallStore.Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean closed;
   private boolean sweepFailed; // the link's thread only
   /** How many sweeps ran; the link's thread only. */
@@ -74,7 +76,30 @@ final class SharedStoreLink implements AutoCloseable {
 
   /** Starts watching the store and sweeping it every third of the lease. */
   void start() {
-    watch = store.watch((session, call, version) -> submit(() -> changed(session, call, version)));
+    watch = store.watch(new SharedCallStore.Listener() {
+      @Override
+      public void stored(String session, String call, int version) {
+        submit(() -> changed(session, call, version));
+        for (SharedCallStore.Listener l : listeners) {
+          try {
+            l.stored(session, call, version);
+          } catch (RuntimeException e) { // a listener's bug: the others and the link go on
+            log.error("store listener {} failed on {}/{} version {}", l, session, call, version, e);
+          }
+        }
+      }
+
+      @Override
+      public void conversationChanged(String conversationId, long revision) {
+        for (SharedCallStore.Listener l : listeners) {
+          try {
+            l.conversationChanged(conversationId, revision);
+          } catch (RuntimeException e) {
+            log.error("store listener {} failed on conversation {} revision {}", l, conversationId, revision, e);
+          }
+        }
+      }
+    });
     thread.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -86,6 +111,25 @@ final class SharedStoreLink implements AutoCloseable {
       thread.execute(task);
     } catch (RejectedExecutionException e) { // closed meanwhile
     }
+  }
+
+  /** Adds {@code listener} to this link's watch of the store; see {@link ToolCallRuntime#watchStore}. */
+  dev.toolcall.event.Subscription listen(SharedCallStore.Listener listener) {
+    listeners.add(listener);
+    return new dev.toolcall.event.Subscription() {
+      private volatile boolean closed;
+
+      @Override
+      public void close() {
+        closed = true;
+        listeners.remove(listener);
+      }
+
+      @Override
+      public boolean isClosed() {
+        return closed;
+      }
+    };
   }
 
   /** Version {@code version} of a call was stored by some runtime: bring this runtime's copy up to it. */

@@ -211,6 +211,46 @@ public final class ToolCallRuntime implements AutoCloseable {
     return RuntimeRestore.adopting(this, clock, ticker, null).restore(RuntimeSnapshot.ofCalls(clock.instant(), calls));
   }
 
+  /**
+   * Tells {@code listener} of the changes stored in this runtime's shared store by the other runtimes, as they reach
+   * this one, through the one watch this runtime keeps on the store (a listener costs no connection): each version of
+   * a call another runtime stored ({@link SharedCallStore.Listener#stored}), and each change of a conversation the
+   * store keeps, by any runtime ({@link SharedCallStore.Listener#conversationChanged}). For a UI that shows what this
+   * runtime does not hold, such as a page whose session's turn runs on another instance: it reads the call
+   * ({@link CallStore#read}) and shows it as {@link #snapshotOf} makes it. A version this runtime stored itself is
+   * left out (its events publish it); a call this runtime holds is told too, and its events publish the change once
+   * this runtime has adopted it. A version may be told twice, late or out of order, and one overtaken by the next may
+   * be left out: keep the highest version seen.
+   *
+   * <p>The listener runs on the store's thread, one change at a time: it must be quick (hand the work to an executor)
+   * and should not throw; what it throws is logged at ERROR, and the other listeners are told all the same.
+   *
+   * @return closing it stops the telling (a change being told may still arrive while it closes)
+   * @throws NullPointerException if {@code listener} is null
+   * @throws IllegalStateException if this runtime has no shared store ({@link #isShared()})
+   */
+  public dev.toolcall.event.Subscription watchStore(SharedCallStore.Listener listener) {
+    Objects.requireNonNull(listener, "listener");
+    if (link == null) {
+      throw new IllegalStateException("watchStore needs a shared store (Builder.sharedStore): without one no other"
+          + " runtime changes this runtime's calls");
+    }
+    return link.listen(listener);
+  }
+
+  /**
+   * The snapshot of a stored call as this runtime would hold it: its state changes as a chain of versions, the last
+   * being {@code stored}'s, with times on this runtime's clock and ticker (so a {@code Presenter} on the same ticker
+   * shows its countdown and durations), the permission request it waits on, and its outcome once it has ended.
+   * Nothing is held, run or published: for showing a call another runtime drives.
+   *
+   * @throws NullPointerException if {@code stored} is null
+   */
+  public ToolCallSnapshot snapshotOf(CallRecord stored) {
+    Objects.requireNonNull(stored, "stored");
+    return new RuntimeRestore(this, clock, ticker).snapshotOf(stored);
+  }
+
   /** Whether this runtime shares its call store with other runtimes ({@link Builder#sharedStore}). */
   public boolean isShared() {
     return link != null;

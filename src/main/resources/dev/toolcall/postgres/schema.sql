@@ -96,3 +96,19 @@ CREATE TABLE IF NOT EXISTS toolcall_token_revocation (
 );
 CREATE INDEX IF NOT EXISTS toolcall_token_revocation_keep ON toolcall_token_revocation (keep_until);
 INSERT INTO toolcall_schema (version) VALUES (4) ON CONFLICT DO NOTHING;
+-- Schema version 5: every change of a conversation a reader sees (a step taken, a step's snapshot stored, a saved
+-- state) is announced on channel toolcall_conversation as '<len>:<conversation_id>/<revision>', sent at commit; a
+-- renewed hold is not (nothing a reader sees changed). A page on any instance follows conversations driven elsewhere.
+CREATE OR REPLACE FUNCTION toolcall_conversation_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.revision = NEW.revision AND OLD.version = NEW.version THEN
+    RETURN NEW;
+  END IF;
+  PERFORM pg_notify('toolcall_conversation', length(NEW.conversation_id) || ':' || NEW.conversation_id || '/'
+      || NEW.revision);
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS toolcall_conversation_notify ON toolcall_conversation;
+CREATE TRIGGER toolcall_conversation_notify AFTER INSERT OR UPDATE ON toolcall_conversation
+  FOR EACH ROW EXECUTE FUNCTION toolcall_conversation_notify();
+INSERT INTO toolcall_schema (version) VALUES (5) ON CONFLICT DO NOTHING;

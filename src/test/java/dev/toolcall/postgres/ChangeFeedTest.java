@@ -68,26 +68,62 @@ class ChangeFeedTest {
     }
   }
 
+  /**
+   * Each change of a conversation a reader sees is told on the same feed (schema version 5): a step taken, its
+   * snapshot written back; a renewed hold is not (it changes nothing a reader sees), and a call's change still is.
+   */
+  @Test
+  void takesAndWriteBacksOfAConversationAreToldButARenewalIsNot() throws Exception {
+    BlockingQueue<Object> heard = new LinkedBlockingQueue<>();
+    DataSource side = PostgresCallStoreTest.named(listenerSide, "toolcall-feed-conv");
+    var conversations = writer.conversations();
+    String id = "conv:1/é";
+    try (ChangeFeed feed = ChangeFeed.start(side, heard::add, heard::add, Duration.ofMillis(100));
+        dev.toolcall.runtime.ToolCallRuntime rt = dev.toolcall.runtime.ToolCallRuntime.builder().build()) {
+      awaitQuery(listenerSide, "toolcall-feed-conv", "LISTEN toolcall_conversation");
+      var taken = (dev.toolcall.conversation.ConversationStore.Taken) conversations.take(id, "me",
+          Duration.ofMinutes(1));
+      assertThat(next(heard)).isEqualTo(new ChangeFeed.ConversationChange(id, taken.revision()));
+      assertThat(conversations.renew(taken, Duration.ofMinutes(2))).isTrue();
+      StoredCall c = new StoredCall("s", "after-renewal", "shell", ToolCallState.PERMISSION_PENDING, 0, "{}");
+      assertThat(writer.insert(c)).isTrue();
+      assertThat(next(heard)).as("the renewal before it is not told")
+          .isEqualTo(new ChangeFeed.Change("s", "after-renewal", 0));
+      var snapshot = dev.toolcall.conversation.Agent.builder(new ClusterModel(), rt).conversationId(id).build()
+          .snapshot();
+      assertThat(conversations.put(taken, snapshot)).isTrue();
+      assertThat(next(heard)).isEqualTo(new ChangeFeed.ConversationChange(id, taken.revision() + 1));
+    }
+  }
+
   @Test
   void aMalformedPayloadIsIgnored() {
     Logs.expect(ChangeFeed.class);
     assertThat(ChangeFeed.parse("nonsense")).isNull();
     assertThat(ChangeFeed.parse("3:a/b4:c:d//9")).isEqualTo(new ChangeFeed.Change("a/b", "c:d/", 9));
+    assertThat(ChangeFeed.parseConversation("nonsense")).isNull();
+    assertThat(ChangeFeed.parseConversation("4:c/:\uD83D\uDE00/12"))
+        .isEqualTo(new ChangeFeed.ConversationChange("c/:\uD83D\uDE00", 12));
   }
 
-  private static ChangeFeed.Change next(BlockingQueue<ChangeFeed.Change> q) throws InterruptedException {
-    ChangeFeed.Change c = q.poll(20, TimeUnit.SECONDS);
+  private static <T> T next(BlockingQueue<T> q) throws InterruptedException {
+    T c = q.poll(20, TimeUnit.SECONDS);
     assertThat(c).as("a change told within 20 s").isNotNull();
     return c;
   }
 
   /** Waits until the feed's connection has run LISTEN (bounded; a query, not a sleep). */
   static void awaitListening(DataSource db, String feedName) throws Exception {
+    awaitQuery(db, feedName, "LISTEN%");
+  }
+
+  /** Waits until the last statement of the connection named {@code name} is like {@code like} (bounded). */
+  static void awaitQuery(DataSource db, String name, String like) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     try (Connection admin = db.getConnection(); Statement s = admin.createStatement()) {
       while (System.nanoTime() < deadline) {
         try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity"
-            + " WHERE application_name = '" + feedName + "' AND query LIKE 'LISTEN%'")) {
+            + " WHERE application_name = '" + name + "' AND query LIKE '" + like + "'")) {
           rs.next();
           if (rs.getInt(1) == 1) {
             return;
