@@ -80,12 +80,23 @@ public final class Browser implements AutoCloseable {
     });
   }
 
-  /** Clicks the button {@code action} of the card of {@code callId}, once it is there. */
+  /**
+   * Clicks the button {@code action} of the card of {@code callId}, once it is there; a card drawn again between
+   * finding the button and clicking it (a newer version of the call arrived) is looked up again.
+   */
   public void click(String callId, String action) {
     until("button " + action + " of " + callId, d -> {
       List<WebElement> b = d.findElements(By.cssSelector("[data-call-id='" + callId + "'] [data-action='" + action + "']"));
-      return b.isEmpty() ? null : b.get(0);
-    }).click();
+      if (b.isEmpty()) {
+        return null;
+      }
+      try {
+        b.get(0).click();
+        return Boolean.TRUE;
+      } catch (org.openqa.selenium.StaleElementReferenceException redrawn) {
+        return null;
+      }
+    });
   }
 
   /** The text of the first element matching {@code css} in the card of {@code callId}, once there. */
