@@ -120,7 +120,10 @@ async function conversation(n, stats) {
     if (scenario === 'timeout') {
       while (!isInterruptExpired(i)) { await sleep(100); }
       await sleep(300);
-      resume = []; // a reconnect: the deadline denied it, the turn goes on
+      // a reconnect (a fresh client object, as after a reload: the old one would refuse to run with the expired
+      // interrupt unanswered): the deadline denied it, the turn goes on
+      a = newAgent(threadId, a.messages);
+      resume = [];
     } else if (scenario === 'deny') {
       resume = [{ interruptId: i.id, status: 'resolved', payload: { decision: 'deny', reason: 'not t' + n } }];
     } else if (scenario === 'edit') {
