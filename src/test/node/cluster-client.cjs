@@ -118,7 +118,11 @@ async function conversation(n, stats) {
     const i = r.finished.interrupts[0];
     let resume;
     if (scenario === 'timeout') {
-      while (!isInterruptExpired(i)) { await sleep(100); }
+      const giveUp = Date.now() + 60000; // an interrupt that never expires fails this conversation, named, not the run
+      while (!isInterruptExpired(i)) {
+        if (Date.now() > giveUp) { throw new Error(threadId + ': the interrupt did not expire: ' + JSON.stringify(i)); }
+        await sleep(100);
+      }
       await sleep(300);
       // a reconnect (a fresh client object, as after a reload: the old one would refuse to run with the expired
       // interrupt unanswered): the deadline denied it, the turn goes on

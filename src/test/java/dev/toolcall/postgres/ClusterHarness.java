@@ -259,12 +259,24 @@ final class ClusterHarness implements AutoCloseable {
       proxy.up();
     }
 
-    assertThat(client.waitFor(240 + setup.turns(), TimeUnit.SECONDS)).as("the client finished").isTrue();
+    boolean finished = client.waitFor(240 + setup.turns(), TimeUnit.SECONDS);
     String loadAfter = loadAverage();
+    if (!finished) {
+      client.destroyForcibly();
+    }
     reader.join(10_000);
     String output;
     synchronized (out) {
       output = out.toString();
+    }
+    Files.writeString(dir.resolve("client.out"), output);
+    if (!finished) {
+      String tail = output.length() > 3000 ? output.substring(output.length() - 3000) : output;
+      throw new AssertionError("the client did not finish in " + (240 + setup.turns()) + " s (" + dir + "); its output: "
+          + tail + (setup.postgres() ? "\ncalls not ended: " + rows("SELECT session_id || '/' || call_id || ' ' || state"
+          + " || ' v' || version || ' lease ' || coalesce(lease_owner, '-') FROM toolcall_call WHERE state NOT IN "
+          + ENDED) + "\nconversations held: " + rows("SELECT conversation_id || ' ' || owner || ' until '"
+          + " || owner_until FROM toolcall_conversation WHERE owner IS NOT NULL") : ""));
     }
     ObjectNode line = null;
     for (String l : output.lines().toList()) {
