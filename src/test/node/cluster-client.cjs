@@ -8,6 +8,9 @@
 // answer says what the model was told. A run that fails (an instance killed, the database down, the conversation busy
 // on another instance) is tried again, as a client that reconnects does: a run with no new message and no resume
 // announces the open requests again, or ends with a MESSAGES_SNAPSHOT when the turn went on meanwhile.
+// Each request goes through a fetch that notes when it was sent and which instance answered it (nginx's X-Upstream
+// header; 'direct' without nginx), so the test can tell a decision that landed on another instance than the one that
+// suspended the turn, and time it to the tool's start (which the instance notes).
 // Prints one JSON line with the outcome of every conversation and the timings, then 'N passed, N failed'.
 'use strict';
 const { HttpAgent, isInterruptExpired } = require('@ag-ui/client');
@@ -48,8 +51,19 @@ async function run(a, params) {
 }
 
 function newAgent(threadId, messages) {
-  return new HttpAgent({ url, threadId, headers: { Authorization: 'Bearer ' + token },
-    initialMessages: messages ? messages.slice() : [] });
+  const seen = { postedAt: null, upstream: null }; // of this client object's latest request
+  const a = new HttpAgent({ url, threadId, headers: { Authorization: 'Bearer ' + token },
+    initialMessages: messages ? messages.slice() : [],
+    fetch: async (target, init) => {
+      seen.postedAt = performance.timeOrigin + performance.now(); // epoch milliseconds, with a fraction
+      seen.upstream = null;
+      const response = await fetch(target, init);
+      const via = response.headers.get('x-upstream'); // 'a, b' when nginx tried a second instance: b answered
+      seen.upstream = via ? via.split(',').pop().trim() : 'direct';
+      return response;
+    } });
+  a.seen = seen;
+  return a;
 }
 
 /**
@@ -66,7 +80,8 @@ async function settle(a, params, stats) {
       const r = await run(a, attempt === 0 ? params : {});
       if (r.finished) {
         if (failedSince) { stats.recovery.push(Date.now() - failedSince); } // a failed run to the next finished one
-        return { r, a };
+        stats.runs++;
+        return { r, a, attempts: attempt };
       }
       failedSince = failedSince || Date.now();
       stats.retries++;
@@ -103,9 +118,16 @@ async function conversation(n, stats) {
     const i = r.finished.interrupts[0];
     let resume;
     if (scenario === 'timeout') {
-      while (!isInterruptExpired(i)) { await sleep(100); }
+      const giveUp = Date.now() + 60000; // an interrupt that never expires fails this conversation, named, not the run
+      while (!isInterruptExpired(i)) {
+        if (Date.now() > giveUp) { throw new Error(threadId + ': the interrupt did not expire: ' + JSON.stringify(i)); }
+        await sleep(100);
+      }
       await sleep(300);
-      resume = []; // a reconnect: the deadline denied it, the turn goes on
+      // a reconnect (a fresh client object, as after a reload: the old one would refuse to run with the expired
+      // interrupt unanswered): the deadline denied it, the turn goes on
+      a = newAgent(threadId, a.messages);
+      resume = [];
     } else if (scenario === 'deny') {
       resume = [{ interruptId: i.id, status: 'resolved', payload: { decision: 'deny', reason: 'not t' + n } }];
     } else if (scenario === 'edit') {
@@ -115,10 +137,15 @@ async function conversation(n, stats) {
       resume = [{ interruptId: i.id, status: 'resolved', payload: { decision: 'approve_once' } }];
     }
     const started = Date.now();
-    ({ r, a } = await settle(a, resume.length ? { resume } : {}, stats));
+    const suspendedOn = a.seen.upstream; // the instance whose run ended with the interrupt
+    let attempts;
+    ({ r, a, attempts } = await settle(a, resume.length ? { resume } : {}, stats));
     if (round === 0 && scenario !== 'timeout') {
       const result = r.events.find(e => e.type === 'TOOL_CALL_RESULT');
       if (result) { stats.decisionToResult.push(Date.now() - started); }
+      if (attempts === 0) { // the decision's own request finished its run: when it was sent, and where it landed
+        stats.decisions.push({ threadId, scenario, postedAt: a.seen.postedAt, suspendedOn, decidedOn: a.seen.upstream });
+      }
     }
   }
   out.answer = answerOf(r, a);
@@ -126,7 +153,7 @@ async function conversation(n, stats) {
 }
 
 async function main() {
-  const stats = { retries: 0, decisionToResult: [], lastErrors: [], recovery: [] };
+  const stats = { retries: 0, runs: 0, decisionToResult: [], decisions: [], lastErrors: [], recovery: [] };
   const results = [];
   const t0 = Date.now();
   let next = 0;
@@ -153,10 +180,10 @@ async function main() {
     if (!r.ok) { failed++; }
   }
   console.log(JSON.stringify({ turns: results.length, seconds, turnsPerSecond: results.length / seconds,
-    retries: stats.retries, recoveryMs: (() => { const r = stats.recovery.slice().sort((x, y) => x - y);
+    retries: stats.retries, finishedRuns: stats.runs, recoveryMs: (() => { const r = stats.recovery.slice().sort((x, y) => x - y);
       return { p50: r.length ? r[Math.floor(r.length / 2)] : null, max: r.length ? r[r.length - 1] : null, n: r.length };
     })(), lastErrors: stats.lastErrors, cutStreams, decisionToResultMs: { p50: pct(0.5), p99: pct(0.99), n: sorted.length },
-    failures: results.filter(r => !r.ok), answers: results.filter(r => r.ok).map(r => [r.threadId, r.scenario, r.answer]) }));
+    decisions: stats.decisions, failures: results.filter(r => !r.ok), answers: results.filter(r => r.ok).map(r => [r.threadId, r.scenario, r.answer]) }));
   console.log((results.length - failed) + ' passed, ' + failed + ' failed');
   process.exit(failed ? 1 : 0);
 }

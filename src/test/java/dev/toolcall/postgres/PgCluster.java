@@ -117,14 +117,26 @@ final class PgCluster {
    * are in that write's history. Each gets the state of the last step of the stored path at or before it.
    */
   static void installAudit(java.sql.Statement s) throws java.sql.SQLException {
-    s.execute("CREATE TABLE audit (session_id text, call_id text, version integer, state text)");
+    installAudit(s, false);
+  }
+
+  /**
+   * {@link #installAudit(java.sql.Statement)}; {@code withLease} adds each row's lease holder and the instant it was
+   * written ({@code lease_owner}, {@code at}), and a row for each change of the lease's holder alone.
+   */
+  static void installAudit(java.sql.Statement s, boolean withLease) throws java.sql.SQLException {
+    s.execute("CREATE TABLE audit (session_id text, call_id text, version integer, state text"
+        + (withLease ? ", lease_owner text, at timestamptz NOT NULL DEFAULT clock_timestamp())" : ")"));
     s.execute("CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit"
+        + " (session_id, call_id, version, state" + (withLease ? ", lease_owner)" : ")")
         + " SELECT NEW.session_id, NEW.call_id, v, CASE WHEN v = NEW.version THEN NEW.state ELSE (SELECT st->>'state'"
         + " FROM jsonb_array_elements(NEW.document->'path') st WHERE (st->>'version')::int <= v"
-        + " ORDER BY (st->>'version')::int DESC LIMIT 1) END"
-        + " FROM generate_series(CASE WHEN TG_OP = 'INSERT' THEN 0 ELSE OLD.version + 1 END, NEW.version) v;"
+        + " ORDER BY (st->>'version')::int DESC LIMIT 1) END" + (withLease ? ", NEW.lease_owner" : "")
+        + " FROM generate_series(CASE WHEN TG_OP = 'INSERT' THEN 0 WHEN OLD.version = NEW.version THEN NEW.version"
+        + " ELSE OLD.version + 1 END, NEW.version) v;"
         + " RETURN NEW; END $$");
-    s.execute("CREATE TRIGGER audit AFTER INSERT OR UPDATE OF version ON toolcall_call FOR EACH ROW"
-        + " EXECUTE FUNCTION audit()");
+    s.execute("CREATE TRIGGER audit AFTER INSERT OR UPDATE OF version" + (withLease ? ", lease_owner" : "")
+        + " ON toolcall_call FOR EACH ROW EXECUTE FUNCTION audit()");
   }
+
 }
