@@ -270,6 +270,27 @@ final class CallRun implements Runnable, Permits.Waiter {
     return true;
   }
 
+  /**
+   * The run's authorizer let the call go on, but this copy of it is still PERMISSION_PENDING: the decision was made
+   * and stored through another copy of the same call (a shared store's row loaded twice). Reads the store's version
+   * and begins from it; while the store has not got the decision either (it is being written), tries again later.
+   */
+  private void stale() {
+    ToolCallSnapshot now;
+    try {
+      now = call.refresh();
+    } catch (RuntimeException e) {
+      RunFailures.retryBegin(this, e);
+      return;
+    }
+    if (now.state() == ToolCallState.PERMISSION_PENDING) {
+      RunFailures.retryBegin(this, new dev.toolcall.StaleCallException(now.identity().sessionId() + "/"
+          + now.callId(), now.version()));
+    } else if (!now.isTerminal()) {
+      submit();
+    }
+  }
+
   void begin(Tool tool) {
     ToolCallSnapshot s = call.snapshot();
     if (s.isTerminal()) {
@@ -291,6 +312,10 @@ final class CallRun implements Runnable, Permits.Waiter {
     }
     if (s.state() == ToolCallState.RUNNING) {
       return; // another runtime sharing the store runs it: its outcome comes from there; the permit waits for it
+    }
+    if (s.state() == ToolCallState.PERMISSION_PENDING) {
+      stale(); // its authorizer approved it, but this copy still waits: the approval was stored through another one
+      return;
     }
     Reason why = s.state() == ToolCallState.PENDING ? Reason.NO_PERMISSION_NEEDED : Reason.STARTED;
     boolean claimed;
