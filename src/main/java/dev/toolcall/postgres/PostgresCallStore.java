@@ -135,7 +135,7 @@ public final class PostgresCallStore {
    *     if the commit's answer was lost and the row could not be read to settle it
    */
   public boolean insert(StoredCall call) {
-    return writes.insert(call, null, null);
+    return writes.insert(call, null, null, false);
   }
 
   /**
@@ -190,7 +190,7 @@ public final class PostgresCallStore {
    * @throws IllegalArgumentException if {@code next} is not the next version of the same call
    */
   public CasResult compareAndSet(StoredCall expected, StoredCall next) {
-    return writes.compareAndSet(expected, next, null, null);
+    return writes.compareAndSet(expected, next, null, null, false);
   }
 
   /**
@@ -290,23 +290,25 @@ public final class PostgresCallStore {
    * {@link #active()} are what a restore needs; an ended one as its identity, state, version and outcome. A write
    * another runtime made first is refused ({@link dev.toolcall.StaleCallException} in the runtime); a failure is the
    * {@link StoreException}, and the runtime's call does not change. A new view each time; views share nothing but
-   * this store, and each is thread-safe. For several runtimes on one database use {@link #shared} instead.
+   * this store, and each is thread-safe. For several runtimes on one database use {@link #shared} instead. Its writes
+   * are quiet: they are not announced on the change feed ({@link ChangeFeed}), since a runtime alone on its store has
+   * no one to tell, and announcing transactions commit one at a time.
    */
   public dev.toolcall.CallStore calls() {
     return new dev.toolcall.CallStore() {
       @Override
       public boolean create(dev.toolcall.ToolCallSnapshot first) {
-        return insert(stored(first));
+        return writes.insert(stored(first), null, null, true);
       }
 
       @Override
       public void createAll(List<dev.toolcall.ToolCallSnapshot> firsts, boolean[] stored) {
-        writes.insertAll(storedAll(firsts, stored), stored, null, null);
+        writes.insertAll(storedAll(firsts, stored), stored, null, null, true);
       }
 
       @Override
       public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
-        return PostgresCallStore.this.compareAndSet(stored(expected), stored(next)).won();
+        return writes.compareAndSet(stored(expected), stored(next), null, null, true).won();
       }
 
       @Override

@@ -72,13 +72,13 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   /** Inserts the call's row under this runtime's lease; false if the session has a call of that id already. */
   @Override
   public boolean create(dev.toolcall.ToolCallSnapshot first) {
-    return writes.insert(PostgresCallStore.stored(first), owner, lease);
+    return writes.insert(PostgresCallStore.stored(first), owner, lease, false);
   }
 
   /** Inserts the calls' rows in one transaction under this runtime's lease, leaving out those stored already. */
   @Override
   public void createAll(List<dev.toolcall.ToolCallSnapshot> firsts, boolean[] stored) {
-    writes.insertAll(PostgresCallStore.storedAll(firsts, stored), stored, owner, lease);
+    writes.insertAll(PostgresCallStore.storedAll(firsts, stored), stored, owner, lease, false);
   }
 
   /** One conditional UPDATE that also takes (or keeps; drops it for a call waiting for a person or ended) this runtime's lease. */
@@ -91,8 +91,8 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
     boolean won = false;
     try {
-      won = writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease)
-          .won();
+      won = writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease,
+          false).won();
       return won;
     } finally {
       boolean tell;

@@ -56,7 +56,7 @@ final class Writes {
    * {@link PostgresCallStore#insert(StoredCall)} by the runtime {@code owner}, whose lease the row carries while it
    * drives it.
    */
-  boolean insert(StoredCall call, String owner, Duration lease) {
+  boolean insert(StoredCall call, String owner, Duration lease, boolean quiet) {
     Objects.requireNonNull(call, "call");
     String token = token(call.version());
     long started = System.nanoTime();
@@ -68,8 +68,8 @@ final class Writes {
         int rows;
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version, document, lease_owner,"
-                + " lease_until, writers) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond',"
-                + " ARRAY[?]) ON CONFLICT DO NOTHING")) {
+                + " lease_until, writers, quiet) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond',"
+                + " ARRAY[?], ?) ON CONFLICT DO NOTHING")) {
           ps.setQueryTimeout(timeoutSeconds);
           ps.setString(1, Nul.escape(call.sessionId()));
           ps.setString(2, Nul.escape(call.callId()));
@@ -79,6 +79,7 @@ final class Writes {
           ps.setString(6, Nul.escapeJson(call.document()));
           bindLease(ps, 7, call.state(), owner, lease);
           ps.setString(9, token);
+          ps.setBoolean(10, quiet);
           rows = ps.executeUpdate();
         }
         if (rows == 0) {
@@ -107,7 +108,7 @@ final class Writes {
     }
   }
 
-  /** Rows per {@code INSERT} of {@link #insertAll} (nine parameters a row, under PostgreSQL's 65,535). */
+  /** Rows per {@code INSERT} of {@link #insertAll} (ten parameters a row, under PostgreSQL's 65,535). */
   private static final int ROWS_PER_INSERT = 1_000;
 
   /**
@@ -117,7 +118,7 @@ final class Writes {
    * no entry is set; a commit whose answer was lost is settled from an inserted row's record of writers, as
    * {@link #insert} is (the rows commit together).
    */
-  void insertAll(List<StoredCall> calls, boolean[] stored, String owner, Duration lease) {
+  void insertAll(List<StoredCall> calls, boolean[] stored, String owner, Duration lease, boolean quiet) {
     Objects.requireNonNull(calls, "calls");
     if (calls.isEmpty()) {
       return;
@@ -137,7 +138,7 @@ final class Writes {
         int rows = 0;
         for (int from = 0; from < calls.size(); from += ROWS_PER_INSERT) {
           rows += insertRows(c, calls, from, Math.min(calls.size(), from + ROWS_PER_INSERT), tokens, inserted, owner,
-              lease);
+              lease, quiet);
         }
         if (rows == 0) {
           tx.rollback();
@@ -177,12 +178,12 @@ final class Writes {
 
   /** One {@code INSERT} of rows {@code from} to {@code to} of {@link #insertAll}, marking those inserted. */
   private int insertRows(Connection c, List<StoredCall> calls, int from, int to, String[] tokens, boolean[] inserted,
-      String owner, Duration lease) throws SQLException {
+      String owner, Duration lease, boolean quiet) throws SQLException {
     StringBuilder sql = new StringBuilder("INSERT INTO toolcall_call (session_id, call_id, tool_name, state, version,"
-        + " document, lease_owner, lease_until, writers) VALUES ");
+        + " document, lease_owner, lease_until, writers, quiet) VALUES ");
     for (int i = from; i < to; i++) {
       sql.append(i == from ? "" : ", ")
-          .append("(?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond', ARRAY[?])");
+          .append("(?, ?, ?, ?, ?, ?::jsonb, ?, now() + ? * interval '1 millisecond', ARRAY[?], ?)");
     }
     sql.append(" ON CONFLICT DO NOTHING RETURNING session_id, call_id");
     Map<Map.Entry<String, String>, Integer> index = new java.util.HashMap<>();
@@ -201,7 +202,8 @@ final class Writes {
         ps.setString(p + 5, Nul.escapeJson(call.document()));
         bindLease(ps, p + 6, call.state(), owner, lease);
         ps.setString(p + 8, tokens[i]);
-        p += 9;
+        ps.setBoolean(p + 9, quiet);
+        p += 10;
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -341,7 +343,8 @@ final class Writes {
    * pending, approved or running carries its lease until {@code lease} from the server's now; a version waiting for a
    * person, or ended, carries none ({@link #driven}).
    */
-  PostgresCallStore.CasResult compareAndSet(StoredCall expected, StoredCall next, String owner, Duration lease) {
+  PostgresCallStore.CasResult compareAndSet(StoredCall expected, StoredCall next, String owner, Duration lease,
+      boolean quiet) {
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(next, "next");
     if (!expected.sessionId().equals(next.sessionId()) || !expected.callId().equals(next.callId())
@@ -360,17 +363,18 @@ final class Writes {
         try (PreparedStatement ps = c.prepareStatement(
             "UPDATE toolcall_call SET state = ?, version = ?, document = ?::jsonb, updated_at = now(),"
                 + " lease_owner = ?, lease_until = now() + ? * interval '1 millisecond',"
-                + " writers = (writers || ?::text)[greatest(1, cardinality(writers) - " + (WRITERS_KEPT - 2) + "):]"
-                + " WHERE session_id = ? AND call_id = ? AND version = ?")) {
+                + " writers = (writers || ?::text)[greatest(1, cardinality(writers) - " + (WRITERS_KEPT - 2) + "):],"
+                + " quiet = ? WHERE session_id = ? AND call_id = ? AND version = ?")) {
           ps.setQueryTimeout(timeoutSeconds);
           ps.setString(1, next.state().wireName());
           ps.setInt(2, next.version());
           ps.setString(3, Nul.escapeJson(next.document()));
           bindLease(ps, 4, next.state(), owner, lease);
           ps.setString(6, token);
-          ps.setString(7, Nul.escape(next.sessionId()));
-          ps.setString(8, Nul.escape(next.callId()));
-          ps.setInt(9, expected.version());
+          ps.setBoolean(7, quiet);
+          ps.setString(8, Nul.escape(next.sessionId()));
+          ps.setString(9, Nul.escape(next.callId()));
+          ps.setInt(10, expected.version());
           rows = ps.executeUpdate();
         }
         if (rows == 0) {

@@ -112,3 +112,11 @@ DROP TRIGGER IF EXISTS toolcall_conversation_notify ON toolcall_conversation;
 CREATE TRIGGER toolcall_conversation_notify AFTER INSERT OR UPDATE ON toolcall_conversation
   FOR EACH ROW EXECUTE FUNCTION toolcall_conversation_notify();
 INSERT INTO toolcall_schema (version) VALUES (5) ON CONFLICT DO NOTHING;
+-- Schema version 6: a write nobody listens for is not announced. A runtime alone on its store (PostgresCallStore.calls())
+-- marks its writes quiet: notifying transactions commit one at a time (the notification queue's lock), which capped
+-- such a store far below the database's own rate. Writes through shared(...) and the store's own methods announce.
+ALTER TABLE toolcall_call ADD COLUMN IF NOT EXISTS quiet boolean NOT NULL DEFAULT false;
+DROP TRIGGER IF EXISTS toolcall_call_notify ON toolcall_call;
+CREATE TRIGGER toolcall_call_notify AFTER INSERT OR UPDATE ON toolcall_call
+  FOR EACH ROW WHEN (NOT NEW.quiet) EXECUTE FUNCTION toolcall_call_notify();
+INSERT INTO toolcall_schema (version) VALUES (6) ON CONFLICT DO NOTHING;

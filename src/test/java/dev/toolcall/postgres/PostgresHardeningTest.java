@@ -514,7 +514,7 @@ class PostgresHardeningTest {
             + " (SELECT cardinality(writers) FROM toolcall_call WHERE call_id = 'legacy'),"
             + " to_regclass('toolcall_token_revocation') IS NOT NULL")) {
       rs.next();
-      assertThat(rs.getInt(1)).isEqualTo(5);
+      assertThat(rs.getInt(1)).isEqualTo(6);
       assertThat(rs.getBoolean(3)).as("version 4: the token revocations").isTrue();
       assertThat(rs.getInt(2)).isEqualTo(1);
     }
