@@ -2,8 +2,6 @@ package dev.toolcall;
 
 import dev.toolcall.fsm.AbstractStateCell;
 import dev.toolcall.fsm.TransitionResult;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -38,15 +36,6 @@ import org.slf4j.LoggerFactory;
 public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSnapshot> {
 
   private static final Logger log = LoggerFactory.getLogger(ToolCall.class);
-  private static final VarHandle DONE;
-
-  static {
-    try {
-      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", TerminalStage.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
 
   private final Ticker ticker;
   private final ToolCallPublisher bus;
@@ -54,9 +43,11 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** For the argumentsVersion parameter of the private change loop: any arguments version. */
   static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
 
-  /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
-  @SuppressWarnings("unused")
-  private volatile TerminalStage done;
+  /**
+   * What waits for the end: {@link #whenTerminal()}'s stage and {@link #onTerminal} actions, without a stage per
+   * waiter (see {@link CallEnds}); null while nothing waits. CAS-updated by any thread, through {@link CallEnds} only.
+   */
+  volatile Object ends;
 
   /** Where changes are written first, or null. */
   private final CallStore store;
@@ -345,16 +336,30 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * completed by callers. Every call returns the same stage, so asking again allocates nothing.
    */
   public CompletionStage<ToolCallSnapshot> whenTerminal() {
-    TerminalStage f = done;
-    if (f == null) {
-      TerminalStage created = new TerminalStage();
-      f = DONE.compareAndSet(this, null, created) ? created : done;
-      ToolCallSnapshot t = current(); // after the compare-and-set above, a fence: see afterHandOff
-      if (t.isTerminal() && isHandedOff(t)) {
-        f.release(t);
-      }
+    return CallEnds.stage(this);
+  }
+
+  /**
+   * Runs {@code action} once, with the terminal snapshot, when the call ends: after the terminal event has been handed
+   * to the bus, on the thread that handed it off, or at once on this thread if the call has ended already. Actions
+   * run newest first (as the dependents of {@link #whenTerminal()}'s stage do), each on its own: one that throws is
+   * logged at ERROR and the others still run. Unlike a stage chained on {@link #whenTerminal()}, it allocates no
+   * stage: while the call waits, an action costs one slot of a small array, which is what a runtime holding many
+   * waiting calls (each waiting on a person, say) wants. Thread-safe.
+   */
+  public void onTerminal(java.util.function.Consumer<? super ToolCallSnapshot> action) {
+    CallEnds.add(this, Objects.requireNonNull(action, "action"));
+  }
+
+  /**
+   * Runs the end's waiters if the terminal version has been handed off: for a waiter added after the end (the
+   * compare-and-set that added it is the fence that pairs with the drain's, see {@link #afterHandOff}).
+   */
+  void endIfHandedOff() {
+    ToolCallSnapshot t = current();
+    if (t.isTerminal() && isHandedOff(t)) {
+      CallEnds.end(this, t);
     }
-    return f;
   }
 
   /** Whether the call has ended. */
@@ -432,16 +437,13 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /**
    * The versions up to {@code latest} have been handed to the bus (whatever publishing threw, it should not): when
-   * {@code latest} is terminal, whenTerminal completes. No volatile write of its own: the drain's release before this
+   * {@code latest} is terminal, whenTerminal completes and the {@link #onTerminal} actions run. No volatile write of its own: the drain's release before this
    * is the fence that pairs with the compare-and-set in {@link #whenTerminal()}, so one of the two sees the other.
    */
   @Override
   protected void afterHandOff(ToolCallSnapshot latest) {
-    if (latest.isTerminal()) {
-      TerminalStage f = done;
-      if (f != null) {
-        f.release(latest);
-      }
+    if (latest.isTerminal() && ends != null) {
+      CallEnds.end(this, latest);
     }
   }
 

@@ -25,7 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
  * in {@link AttemptEnd}, the live output in {@link RunOutput}, and what happens when a step or the store fails in
  * {@link RunFailures}; they keep no state of their own, so a call allocates nothing more for them.
  */
-final class CallRun implements Runnable, Permits.Waiter {
+final class CallRun implements Runnable, Permits.Waiter, java.util.function.Consumer<ToolCallSnapshot> {
   final ToolScheduler sched;
 
   static final int NO_PERMIT = 0;
@@ -104,7 +104,7 @@ final class CallRun implements Runnable, Permits.Waiter {
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {
     if (!(authorized instanceof OpenBatchImpl.Authorized a && a.attach(this))) {
-      call.whenTerminal().thenAccept(this::onTerminal); // an open batch's entry calls the hook, if not ended yet
+      call.onTerminal(this); // an open batch's entry calls the hook, if not ended yet
     }
     if (sched.closed) {
       call.cancel("the runtime was closed");
@@ -380,6 +380,12 @@ final class CallRun implements Runnable, Permits.Waiter {
       child.cancel("its parent call " + call.callId() + " (" + call.toolName() + ") ended "
           + s.state().wireName());
     }
+  }
+
+  /** {@link #onTerminal}, as the call's end action ({@link ToolCall#onTerminal}). */
+  @Override
+  public void accept(ToolCallSnapshot s) {
+    onTerminal(s);
   }
 
   /**

@@ -29,9 +29,14 @@ final class OpenBatchImpl implements OpenBatch {
   final String sessionId;
   final BatchImpl batch;
   final CompletableFuture<Void> hold;
-  final Set<String> seen = new HashSet<>();
-  final List<Entry> entries = new ArrayList<>(); // the stream's thread
-  final Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>(); // the stream's thread
+  /*
+   * The stream's bookkeeping per call: the stream's thread only, and let go at seal (nothing reads it after: every
+   * method that could checks the seal first), so a batch kept while its turn waits (a suspended turn) holds no entry,
+   * id or map node per call.
+   */
+  Set<String> seen = new HashSet<>();
+  List<Entry> entries = new ArrayList<>();
+  Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>();
   final CompletableFuture<Void> authorized = new CompletableFuture<>();
   /** Entries not yet authorized, plus one until sealed: {@link #authorized} completes when it reaches zero. */
   final AtomicInteger unauthorized = new AtomicInteger(1);
@@ -62,7 +67,7 @@ final class OpenBatchImpl implements OpenBatch {
       this.authorized = new Authorized(OpenBatchImpl.this, claim.known());
       unauthorized.incrementAndGet();
       if (claim.fresh()) {
-        claim.call().whenTerminal().thenAccept(authorized);
+        claim.call().onTerminal(authorized);
       } else {
         authorized.complete(null);
       }
@@ -161,6 +166,9 @@ final class OpenBatchImpl implements OpenBatch {
     }
     admitReady();
     sealed = true;
+    seen = Set.of();
+    entries = List.of();
+    byCall = Map.of();
     batch.seal();
     authorizedOne(); // the seal's own count
     return batch;

@@ -73,7 +73,7 @@ final class RequestOpening {
       svc.requestListeners.opened(p.request);
     }
     svc.timeouts.arm(p, left);
-    p.call.whenTerminal().thenAccept(p); // p.accept(t) calls svc.finish(p, t)
+    p.call.onTerminal(p); // p.accept(t) calls svc.finish(p, t)
     if (p.isDone()) {
       svc.queue.remove(p);
       p.cancelTimer();
