@@ -304,10 +304,15 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /**
    * {@code nv}, or, when {@code cur} is handed-off live output, {@code nv} with that stretch of output kept to one
-   * version ({@link CallHistory#bounded}). One type check when {@code cur} is not output.
+   * version ({@link CallHistory#bounded}), or, when {@code nv} leaves PENDING after arguments that changed there,
+   * {@code nv} without those versions ({@link CallHistory#leavingPending}). A type check or two otherwise.
    */
   ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
-    return cur.change() instanceof Change.OutputAppended o ? CallHistory.bounded(cur, o, nv, isHandedOff(cur)) : nv;
+    Change c = cur.change();
+    if (c instanceof Change.OutputAppended o) {
+      return CallHistory.bounded(cur, o, nv, isHandedOff(cur));
+    }
+    return c instanceof Change.ArgumentsModified ? CallHistory.leavingPending(cur, nv, isHandedOff(cur)) : nv;
   }
 
   /** {@link #isHandedOff} for the helpers of this package. */

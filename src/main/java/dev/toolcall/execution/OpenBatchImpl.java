@@ -54,8 +54,14 @@ final class OpenBatchImpl implements OpenBatch {
   final class Entry {
     final Claims.Claim claim;
     final int index; // the call's place in the batch
-    /** The arguments so far; null once the call was admitted (nothing reads them after that). */
-    StringBuilder raw = new StringBuilder();
+    /**
+     * The arguments so far while they are one fragment: that fragment itself, so arguments sent whole (the usual case
+     * once a response is complete) are kept as the one string the model's response holds, never copied. Null once
+     * the call was admitted (nothing reads them after that).
+     */
+    String text = "";
+    /** The arguments so far once a second fragment came; null before and once admitted. */
+    StringBuilder more;
     final Authorized authorized;
     int fragments;
     int published;
@@ -75,6 +81,26 @@ final class OpenBatchImpl implements OpenBatch {
 
     ToolCall call() {
       return claim.call();
+    }
+
+    void append(String fragment) {
+      if (more == null && text.isEmpty()) {
+        text = fragment;
+        return;
+      }
+      if (more == null) {
+        more = new StringBuilder(text.length() + fragment.length()).append(text);
+      }
+      more.append(fragment);
+    }
+
+    int length() {
+      return more != null ? more.length() : text.length();
+    }
+
+    /** The arguments so far. */
+    String raw() {
+      return more != null ? more.toString() : text;
     }
 
     /** Whether this batch still fills in and runs the call. */
@@ -121,12 +147,12 @@ final class OpenBatchImpl implements OpenBatch {
     if (!e.open() || fragment.isEmpty()) {
       return;
     }
-    e.raw.append(fragment);
+    e.append(fragment);
     e.fragments++;
-    int len = e.raw.length();
+    int len = e.length();
     if (e.fragments >= 2 && len >= 2L * e.published) {
       e.published = len;
-      call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw.toString()), STREAMING);
+      call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw()), STREAMING);
     }
   }
 
@@ -274,7 +300,7 @@ final class OpenBatchImpl implements OpenBatch {
   /** Ends a call this batch will not run: its raw arguments so far installed, then RUNNING -> FAILED. */
   void failUnrun(Entry e, FailureKind kind, String message) {
     ToolCall call = e.call();
-    ToolArguments raw = ToolArguments.ofText(e.raw.toString());
+    ToolArguments raw = ToolArguments.ofText(e.raw());
     if (!call.snapshot().arguments().equals(raw)) {
       call.modifyArguments(ToolCallState.PENDING, raw, STREAMING);
     }
@@ -287,13 +313,14 @@ final class OpenBatchImpl implements OpenBatch {
     while (admitted < entries.size() && entries.get(admitted).complete) {
       Entry e = entries.get(admitted++);
       ToolCall call = e.call();
-      StringBuilder raw = e.raw;
-      e.raw = null; // complete: no fragment, failure or seal reads them any more
+      String raw = e.raw();
+      e.text = null; // complete: no fragment, failure or seal reads them any more
+      e.more = null;
       if (!e.claim.fresh() || call.isTerminal()) {
         sched.claims.admit(new Claims.Claim(call, null, false, null), batch, e.index, null, null);
         continue;
       }
-      Validator.Validation v = sched.validator.validate(call.toolName(), raw.toString());
+      Validator.Validation v = sched.validator.validate(call.toolName(), raw);
       ToolArguments args = Claims.argumentsOf(v);
       if (!call.snapshot().arguments().equals(args)) {
         call.modifyArguments(ToolCallState.PENDING, args, FINAL);
