@@ -1,20 +1,26 @@
 package dev.toolcall.permission;
 
+import dev.toolcall.Change;
 import dev.toolcall.DeadlineTimer;
+import dev.toolcall.OwnedStage;
 import dev.toolcall.ToolCall;
 import dev.toolcall.ToolCallSnapshot;
 import dev.toolcall.ToolCallState;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Consumer;
 
 /**
- * One waiting request. Immutable after construction except as noted. It is also its own deadline task ({@link #run},
- * armed by {@link RequestDeadlines#arm}) and its own callback for the call's end ({@link #accept}), and holds its
- * done flag itself, so that a waiting request allocates no lambda and no flag object of its own.
+ * One waiting request. Immutable after construction except as noted. It is also the stage {@link
+ * PermissionService#authorize} returned for it (completed only by {@link #release}, once resolved), its own deadline
+ * task ({@link #run}, armed by {@link RequestDeadlines#arm}) and its own end action of the call ({@link #accept}), and
+ * holds its done flag itself, so that a waiting request allocates no stage, lambda or flag object of its own. It keeps
+ * no {@link PermissionRequest} either: the request's id, deadline and deadline tick are the call's
+ * {@link Change.PermissionAsked}, its arguments the call's, so {@link #request} builds one when asked.
  */
-final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
+final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSnapshot> {
   private static final VarHandle DONE;
 
   static {
@@ -29,10 +35,11 @@ final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
   final long seq;
   final ToolCall call;
   final Duration timeout;
-  /** The request as opened; {@link #request(ToolCallSnapshot)} rebuilds it for newer arguments. */
-  final PermissionRequest request;
-  /** Completed once, by finish(). */
-  final DecidedStage result = new DecidedStage();
+  /** What the call recorded when the request opened: its id, deadline and deadline tick. */
+  final Change.PermissionAsked asked;
+  /** When the request was first opened, {@link PermissionRequest#createdAt()}: seconds and nanos, not an object. */
+  final long createdSeconds;
+  final int createdNanos;
   /** Set once, by finish() (or by ask() when the request never opened): see {@link #markDone}. */
   @SuppressWarnings("unused")
   private volatile boolean done;
@@ -43,20 +50,31 @@ final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
    * written by whoever tried to deny it (the timer's retries, a late decision, the shared store's sweep).
    */
   volatile int denyFailures;
-  /** The request for the latest arguments seen; racy cache of immutable values. */
-  volatile PermissionRequest latest;
 
-  Pending(PermissionService svc, long seq, ToolCall call, Duration timeout, PermissionRequest request) {
+  Pending(PermissionService svc, long seq, ToolCall call, Duration timeout, Change.PermissionAsked asked,
+      Instant createdAt) {
+    super("an authorize stage completes only when the permission service decides");
     this.svc = svc;
     this.seq = seq;
     this.call = call;
     this.timeout = timeout;
-    this.request = request;
-    this.latest = request;
+    this.asked = asked;
+    this.createdSeconds = createdAt.getEpochSecond();
+    this.createdNanos = createdAt.getNano();
+  }
+
+  /** The request's id. */
+  String id() {
+    return asked.requestId();
+  }
+
+  /** The request's deadline on the service's ticker. */
+  long deadlineTick() {
+    return asked.deadlineTick();
   }
 
   /** Whether the request has been resolved (or never opened). */
-  boolean isDone() {
+  boolean isResolved() {
     return done;
   }
 
@@ -65,16 +83,26 @@ final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
     return DONE.compareAndSet(this, false, true);
   }
 
+  /** Completes the authorize stage with {@code s}; by the service only. Later calls do nothing. */
+  void release(ToolCallSnapshot s) {
+    settle(s);
+  }
+
   /** The first deadline has come (the task {@link RequestDeadlines#arm} scheduled). */
   @Override
   public void run() {
     svc.timeouts.onDeadline(this, 0);
   }
 
-  /** The call has ended: the request is resolved with {@code terminal}, if nothing resolved it before. */
+  /**
+   * The call has ended: the request is resolved with {@code terminal}, if nothing resolved it before. Only the call's
+   * own terminal snapshot counts (this object is also the stage handed to the caller of authorize).
+   */
   @Override
   public void accept(ToolCallSnapshot terminal) {
-    svc.finish(this, terminal);
+    if (terminal.isTerminal() && terminal == call.snapshot()) {
+      svc.finish(this, terminal);
+    }
   }
 
   /** The request as it is now, or null once the call left PERMISSION_PENDING. */
@@ -83,13 +111,11 @@ final class Pending implements Runnable, Consumer<ToolCallSnapshot> {
     return done || s.state() != ToolCallState.PERMISSION_PENDING ? null : request(s);
   }
 
+  /** The request with the arguments of {@code s}, a version of the call. */
   PermissionRequest request(ToolCallSnapshot s) {
-    PermissionRequest r = latest;
-    if (r.argumentsVersion() != s.argumentsVersion()) {
-      r = request.withArguments(s.arguments(), s.argumentsVersion());
-      latest = r;
-    }
-    return r;
+    return new PermissionRequest(asked.requestId(), call.callId(), call.sessionId(), call.toolName(), s.arguments(),
+        s.argumentsVersion(), Instant.ofEpochSecond(createdSeconds, createdNanos), asked.deadline(),
+        asked.deadlineTick());
   }
 
   void cancelTimer() {
