@@ -49,15 +49,11 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   volatile Object ends;
 
-  /** Where changes are written first, or null. */
-  private final CallStore store;
-
   /** A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not). */
   private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker, CallStore store) {
     super(initial, deliverInitial, durable(store));
     this.ticker = ticker;
     this.bus = bus;
-    this.store = store;
   }
 
   /**
@@ -66,10 +62,30 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * back makes it a {@link StaleCallException}.
    */
   private static Durable<ToolCallSnapshot> durable(CallStore store) {
-    if (store == null) {
-      return null;
+    return store == null ? null : new StoreWrite(store);
+  }
+
+  /**
+   * A call's durable write through its store, one per call (its monitor serialises the call's writes), and where the
+   * call finds its store: no field of its own for it.
+   */
+  private static final class StoreWrite implements Durable<ToolCallSnapshot> {
+    final CallStore store;
+
+    StoreWrite(CallStore store) {
+      this.store = store;
     }
-    return (expected, next) -> StoreAdoption.write(store, expected, next);
+
+    @Override
+    public ToolCallSnapshot write(ToolCallSnapshot expected, ToolCallSnapshot next) {
+      return StoreAdoption.write(store, expected, next);
+    }
+  }
+
+  /** Where changes are written first, or null. */
+  private CallStore store() {
+    Durable<ToolCallSnapshot> d = durable();
+    return d == null ? null : ((StoreWrite) d).store;
   }
 
   /**
@@ -82,6 +98,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @throws RuntimeException what the store threw reading the call
    */
   public ToolCallSnapshot refresh() {
+    CallStore store = store();
     return store == null ? current() : StoreAdoption.refresh(this, store);
   }
 

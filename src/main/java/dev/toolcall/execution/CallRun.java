@@ -107,7 +107,7 @@ final class CallRun implements Runnable, Permits.Waiter, java.util.function.Cons
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {
     if (!(authorized instanceof OpenBatchImpl.Authorized a && a.attach(this))) {
-      call.onTerminal(this); // an open batch's entry calls the hook, if not ended yet
+      call.onTerminal(this::onTerminal); // an open batch's entry calls the hook, if not ended yet
     }
     if (sched.closed) {
       call.cancel("the runtime was closed");
@@ -136,8 +136,18 @@ final class CallRun implements Runnable, Permits.Waiter, java.util.function.Cons
       onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
     } else {
       this.turn = turn;
-      f.whenComplete(this); // accept(s, t): no lambda per waiting call
+      if (f instanceof dev.toolcall.OwnedStage owned) {
+        owned.onSettled(this); // accept(s): a permission request keeps it without a stage
+      } else {
+        f.whenComplete(this); // accept(s, t): no lambda per waiting call
+      }
     }
+  }
+
+  /** The authorizer's answer on an owned stage ({@link dev.toolcall.OwnedStage#onSettled}), when it came later. */
+  @Override
+  public void accept(ToolCallSnapshot s) {
+    onDecided(s, null, turn);
   }
 
   /** The authorizer's answer, when it came later: {@link #onDecided} for the turn {@link #start} was given. */
@@ -391,12 +401,6 @@ final class CallRun implements Runnable, Permits.Waiter, java.util.function.Cons
       child.cancel("its parent call " + call.callId() + " (" + call.toolName() + ") ended "
           + s.state().wireName());
     }
-  }
-
-  /** {@link #onTerminal}, as the call's end action ({@link ToolCall#onTerminal}). */
-  @Override
-  public void accept(ToolCallSnapshot s) {
-    onTerminal(s);
   }
 
   /**

@@ -22,10 +22,14 @@ import java.util.function.Consumer;
  */
 final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSnapshot> {
   private static final VarHandle DONE;
+  private static final VarHandle SETTLED;
+  /** What {@link #settledAction} holds once its action was taken (or the stage completed with none). */
+  private static final Object TAKEN = new Object();
 
   static {
     try {
       DONE = MethodHandles.lookup().findVarHandle(Pending.class, "done", boolean.class);
+      SETTLED = MethodHandles.lookup().findVarHandle(Pending.class, "settledAction", Object.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -50,6 +54,12 @@ final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSna
    * written by whoever tried to deny it (the timer's retries, a late decision, the shared store's sweep).
    */
   volatile int denyFailures;
+  /**
+   * The first {@link #onSettled} action (the scheduler's run waiting for the decision), kept here instead of in a
+   * dependent stage: null, the action, or {@link #TAKEN} once whoever took it ran it. CAS-updated by any thread.
+   */
+  @SuppressWarnings("unused")
+  private volatile Object settledAction;
 
   Pending(PermissionService svc, long seq, ToolCall call, Duration timeout, Change.PermissionAsked asked,
       Instant createdAt) {
@@ -86,6 +96,35 @@ final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSna
   /** Completes the authorize stage with {@code s}; by the service only. Later calls do nothing. */
   void release(ToolCallSnapshot s) {
     settle(s);
+    runSettled();
+  }
+
+  /** Keeps the first action in this request; a later one waits as on any stage. */
+  @Override
+  public void onSettled(Consumer<? super ToolCallSnapshot> action) {
+    java.util.Objects.requireNonNull(action, "action");
+    if (SETTLED.compareAndSet(this, null, action)) {
+      if (isDone()) { // completed meanwhile: the completing thread may have found the slot empty
+        runSettled();
+      }
+      return;
+    }
+    super.onSettled(action);
+  }
+
+  /** Runs the kept action, if any and not run yet: whoever takes it out of the slot runs it, once. */
+  @SuppressWarnings("unchecked")
+  private void runSettled() {
+    Object a = SETTLED.getAndSet(this, TAKEN);
+    if (a != null && a != TAKEN) {
+      ToolCallSnapshot s = join();
+      try {
+        ((Consumer<? super ToolCallSnapshot>) a).accept(s);
+      } catch (RuntimeException | Error e) { // the service's resolution goes on, as a stage's would
+        org.slf4j.LoggerFactory.getLogger(dev.toolcall.OwnedStage.class).error(
+            "an onSettled action failed for call {} ({})", s.callId(), s.toolName(), e);
+      }
+    }
   }
 
   /** The first deadline has come (the task {@link RequestDeadlines#arm} scheduled). */
