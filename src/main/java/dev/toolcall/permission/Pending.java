@@ -38,7 +38,6 @@ final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSna
   final PermissionService svc;
   final long seq;
   final ToolCall call;
-  final Duration timeout;
   /** What the call recorded when the request opened: its id, deadline and deadline tick. */
   final Change.PermissionAsked asked;
   /** When the request was first opened, {@link PermissionRequest#createdAt()}: seconds and nanos, not an object. */
@@ -61,13 +60,11 @@ final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSna
   @SuppressWarnings("unused")
   private volatile Object settledAction;
 
-  Pending(PermissionService svc, long seq, ToolCall call, Duration timeout, Change.PermissionAsked asked,
-      Instant createdAt) {
+  Pending(PermissionService svc, long seq, ToolCall call, Change.PermissionAsked asked, Instant createdAt) {
     super("an authorize stage completes only when the permission service decides");
     this.svc = svc;
     this.seq = seq;
     this.call = call;
-    this.timeout = timeout;
     this.asked = asked;
     this.createdSeconds = createdAt.getEpochSecond();
     this.createdNanos = createdAt.getNano();
@@ -76,6 +73,14 @@ final class Pending extends OwnedStage implements Runnable, Consumer<ToolCallSna
   /** The request's id. */
   String id() {
     return asked.requestId();
+  }
+
+  /**
+   * How long the request waits for a decision: from its opening to its deadline (the tool's or the service's
+   * timeout), kept as those two instants, not as a field of its own.
+   */
+  Duration timeout() {
+    return Duration.between(Instant.ofEpochSecond(createdSeconds, createdNanos), asked.deadline());
   }
 
   /** The request's deadline on the service's ticker. */

@@ -77,7 +77,7 @@ final class RequestDeadlines {
    * @throws RuntimeException what the call store threw (nothing changed; {@link Pending#denyFailures} counts it)
    */
   ToolCallSnapshot timeOut(Pending p) {
-    String waited = "It waited " + Durations.format(p.timeout) + " for an answer";
+    String waited = "It waited " + Durations.format(p.timeout()) + " for an answer";
     TransitionResult<ToolCallSnapshot> r;
     try {
       r = p.call.deny(DenialSource.TIMEOUT, p.denyFailures == 0 ? waited + "."

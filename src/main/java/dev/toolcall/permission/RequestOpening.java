@@ -39,7 +39,7 @@ final class RequestOpening {
     long seq = svc.sequence.incrementAndGet();
     String id = PermissionService.newRequestId();
     Change.PermissionAsked asked = new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick);
-    Pending p = new Pending(svc, seq, call, timeout, asked, createdAt);
+    Pending p = new Pending(svc, seq, call, asked, createdAt);
     svc.byId.put(id, p);
     TransitionResult<ToolCallSnapshot> r;
     try {

@@ -50,7 +50,7 @@ final class RequestResume {
     }
     String id = asked.requestId();
     Duration timeout = Duration.between(askedAt, asked.deadline());
-    Pending p = new Pending(svc, svc.sequence.incrementAndGet(), call, timeout, asked, askedAt);
+    Pending p = new Pending(svc, svc.sequence.incrementAndGet(), call, asked, askedAt);
     if (svc.byId.putIfAbsent(id, p) != null) {
       throw new IllegalArgumentException("a permission request with id '" + id + "' is already open");
     }
