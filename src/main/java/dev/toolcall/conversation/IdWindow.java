@@ -3,16 +3,17 @@ package dev.toolcall.conversation;
 /**
  * The last {@code limit} distinct ids added, oldest let go first, in two flat arrays: a ring in arrival order and an
  * open-addressing table (linear probing, at most half full) for {@link #contains}. An id costs two array slots, not a
- * map entry and a table slot (a {@code LinkedHashSet} entry is 40 bytes). Not thread-safe: its owner guards it.
+ * map entry and a table slot (a {@code LinkedHashSet} entry is 40 bytes); an empty window holds no array. Not
+ * thread-safe: its owner guards it.
  */
 final class IdWindow {
   private final int limit;
-  /** The ids in arrival order: {@code size} of them from {@code head}, wrapping. */
-  private String[] ring = new String[8];
+  /** The ids in arrival order: {@code size} of them from {@code head}, wrapping; null until the first. */
+  private String[] ring;
   private int head;
   private int size;
-  /** The same ids by hash; a power of two in length, never more than half full. */
-  private String[] table = new String[16];
+  /** The same ids by hash; a power of two in length, never more than half full; null until the first. */
+  private String[] table;
 
   /** @param limit how many ids are kept (positive) */
   IdWindow(int limit) {
@@ -26,6 +27,10 @@ final class IdWindow {
   boolean add(String id) {
     if (contains(id)) {
       return false;
+    }
+    if (table == null) {
+      ring = new String[Math.min(limit, 8)];
+      table = new String[16];
     }
     if (size == limit) {
       remove(ring[head]);
@@ -52,6 +57,9 @@ final class IdWindow {
 
   /** Whether {@code id} is kept. */
   boolean contains(String id) {
+    if (table == null) {
+      return false;
+    }
     int mask = table.length - 1;
     for (int i = slot(id, mask); table[i] != null; i = (i + 1) & mask) {
       if (table[i].equals(id)) {
