@@ -65,6 +65,26 @@ final class CallHistory {
         cur.argumentsVersion(), cur.attempt(), null, kept, cur.tick(), p));
   }
 
+  /**
+   * {@code nv} as built, or, when {@code nv} leaves PENDING and {@code cur} is a change of the arguments made while
+   * PENDING that has been handed off ({@code curHandedOff}), {@code nv} linked to the version before the arguments
+   * changed there (the one that entered PENDING, usually version 0). The arguments a call gathers while PENDING (the
+   * text a model streams, then its parsed form) are in {@code nv} itself; the versions that recorded each step were
+   * handed to listeners and are not kept, so a call waiting for a person retains two versions, not one per step.
+   * {@link ToolCallSnapshot#history()} and the time spent pending are unchanged: those versions changed no state.
+   */
+  static ToolCallSnapshot leavingPending(ToolCallSnapshot cur, ToolCallSnapshot nv, boolean curHandedOff) {
+    if (cur.state() != ToolCallState.PENDING || nv.state() == ToolCallState.PENDING || !curHandedOff) {
+      return nv;
+    }
+    ToolCallSnapshot p = cur;
+    while (p.change() instanceof Change.ArgumentsModified && p.previous() != null
+        && p.previous().state() == ToolCallState.PENDING) {
+      p = p.previous();
+    }
+    return p == cur ? nv : linked(nv, p);
+  }
+
   /** {@code s} with {@code previous} as the version it links. */
   private static ToolCallSnapshot linked(ToolCallSnapshot s, ToolCallSnapshot previous) {
     return new ToolCallSnapshot(s.identity(), s.state(), s.version(), s.arguments(), s.argumentsVersion(),

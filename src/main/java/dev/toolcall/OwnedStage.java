@@ -12,10 +12,12 @@ import java.util.function.Supplier;
  * {@link CompletableFuture#minimalCompletionStage() minimal stage} does. Unlike a minimal stage it can be polled
  * ({@code isDone}, {@code join}) and chained on without a copy: where a minimal stage costs a second stage and a relay
  * per caller, this costs nothing more. Stages made from it are plain {@link CompletableFuture}s, and
- * {@link #toCompletableFuture()} is a copy a caller may complete or time out. Thread-safe, as any
- * {@link CompletableFuture}; it completes once, and a later {@link #settle} does nothing.
+ * {@link #toCompletableFuture()} is a copy a caller may complete or time out. {@link #onSettled} waits without a
+ * stage of its own. Thread-safe, as any {@link CompletableFuture}; it completes once, and a later {@link #settle} does
+ * nothing.
  */
 public abstract class OwnedStage extends CompletableFuture<ToolCallSnapshot> {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OwnedStage.class);
   private final String refusal;
 
   /** @param refusal the message of the exception a caller gets when it tries to complete the stage */
@@ -26,6 +28,33 @@ public abstract class OwnedStage extends CompletableFuture<ToolCallSnapshot> {
   /** Completes the stage with {@code snapshot}: by its owner only. Later calls do nothing. */
   protected final void settle(ToolCallSnapshot snapshot) {
     super.complete(snapshot);
+  }
+
+  /**
+   * Runs {@code action} once with the snapshot this stage completes with: when it completes, on the thread that
+   * completes it, or at once on this thread if it has. Like {@link #whenComplete} without a stage to return (an owned
+   * stage never completes exceptionally), and a subclass may keep one such action without allocating anything (a
+   * permission service's waiting request does), so a caller that waits on many stages at once pays less than for a
+   * dependent stage each. An action that throws is logged at ERROR; nothing else sees it.
+   *
+   * @throws NullPointerException if {@code action} is null
+   */
+  public void onSettled(java.util.function.Consumer<? super ToolCallSnapshot> action) {
+    java.util.Objects.requireNonNull(action, "action");
+    whenComplete((s, t) -> {
+      if (t == null) {
+        runAction(action, s);
+      }
+    });
+  }
+
+  /** Runs an {@link #onSettled} action with {@code s}, logging what it throws. */
+  private static void runAction(java.util.function.Consumer<? super ToolCallSnapshot> action, ToolCallSnapshot s) {
+    try {
+      action.accept(s);
+    } catch (RuntimeException | Error e) { // the owner's completion goes on
+      log.error("an onSettled action failed for call {} ({})", s.callId(), s.toolName(), e);
+    }
   }
 
   private UnsupportedOperationException refused() {

@@ -2,8 +2,6 @@ package dev.toolcall;
 
 import dev.toolcall.fsm.AbstractStateCell;
 import dev.toolcall.fsm.TransitionResult;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -38,15 +36,6 @@ import org.slf4j.LoggerFactory;
 public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSnapshot> {
 
   private static final Logger log = LoggerFactory.getLogger(ToolCall.class);
-  private static final VarHandle DONE;
-
-  static {
-    try {
-      DONE = MethodHandles.lookup().findVarHandle(ToolCall.class, "done", TerminalStage.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
 
   private final Ticker ticker;
   private final ToolCallPublisher bus;
@@ -54,60 +43,89 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   /** For the argumentsVersion parameter of the private change loop: any arguments version. */
   static final int ANY_ARGUMENTS = Integer.MIN_VALUE;
 
-  /** Created on first {@link #whenTerminal()} or at the terminal transition; CAS-set by any thread. */
-  @SuppressWarnings("unused")
-  private volatile TerminalStage done;
-
-  /** Where changes are written first, or null. */
-  private final CallStore store;
+  /**
+   * What waits for the end: {@link #whenTerminal()}'s stage and {@link #onTerminal} actions, without a stage per
+   * waiter (see {@link CallEnds}); null while nothing waits. CAS-updated by any thread, through {@link CallEnds} only.
+   */
+  volatile Object ends;
 
   /** A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not). */
   private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker, CallStore store) {
-    this(initial, deliverInitial, bus, ticker, store, store == null ? null : new CallWriter(store, ticker, false));
+    this(initial, deliverInitial, bus, ticker, store == null ? null : new StoreWrite(store, ticker, false));
+  }
+
+  /** {@code write}: the call's durable write through its store, or null without one (see {@link StoreWrite}). */
+  private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker,
+      StoreWrite write) {
+    super(initial, deliverInitial, write);
+    this.ticker = ticker;
+    this.bus = bus;
   }
 
   /**
-   * {@code writer}: the durable write of the call's changes through {@code store}, or null. A write another runtime
-   * beat reads the call back and adopts what it stored (the caller then sees a lost race, as in memory); a store that
-   * cannot read back makes it a {@link StaleCallException}.
+   * A call's durable write through its store, one per call (its monitor serialises the call's writes), and where the
+   * call finds its store: no field of its own for it. A write another runtime beat reads the call back and adopts what
+   * it stored (the caller then sees a lost race, as in memory); a store that cannot read back makes it a
+   * {@link StaleCallException}. A call built to be stored with its first change ({@link Builder#storeWithFirstChange()})
+   * is not in the store until then: its first write is a {@link CallStore#create} of the version that change makes
+   * (whose history holds version 0), a change of its arguments before it rides along, and nothing of it is handed off
+   * before; {@link ToolCall#store()} stores it as it stands. When the store holds that id already (from before a
+   * restart, or written elsewhere), the call ends FAILED {@link FailureKind#DUPLICATE_CALL} here, stored nowhere.
    */
-  ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker,
-      CallStore store, CallWriter writer) {
-    super(initial, deliverInitial, durable(writer));
-    this.ticker = ticker;
-    this.bus = bus;
-    this.store = store;
-    this.writer = writer;
+  private static final class StoreWrite implements Durable<ToolCallSnapshot> {
+    final CallStore store;
+    private final Ticker ticker;
+    /** Whether the store does not hold the call yet; set false once, under this monitor, by the write that stores it. */
+    private volatile boolean unstored;
+
+    StoreWrite(CallStore store, Ticker ticker, boolean unstored) {
+      this.store = store;
+      this.ticker = ticker;
+      this.unstored = unstored;
+    }
+
+    boolean stored() {
+      return !unstored;
+    }
+
+    @Override
+    public ToolCallSnapshot write(ToolCallSnapshot expected, ToolCallSnapshot next) {
+      return unstored ? created(expected, next) : StoreAdoption.write(store, expected, next);
+    }
+
+    @Override
+    public ToolCallSnapshot flush(ToolCallSnapshot current) {
+      return unstored ? created(current, current) : null;
+    }
+
+    @Override
+    public boolean defers(ToolCallSnapshot expected, ToolCallSnapshot next) {
+      return unstored && next.state() == expected.state();
+    }
+
+    @Override
+    public boolean holds() {
+      return unstored;
+    }
+
+    /** Creates the call at {@code version}; null when stored, else the refusal to adopt over {@code current}. */
+    private ToolCallSnapshot created(ToolCallSnapshot current, ToolCallSnapshot version) {
+      boolean won = store.create(version);
+      unstored = false; // stored, or the id is another call's: nothing of this one is ever written
+      if (won) {
+        return null;
+      }
+      ToolCallSnapshot running = current.next(ToolCallState.RUNNING, Reason.VALIDATING, null, ticker.read());
+      return running.next(ToolCallState.FAILED, Reason.FAILED, new Outcome.Failed(FailureKind.DUPLICATE_CALL,
+          "Tool call id '" + current.identity().label() + "' was already used in this session (by a call stored"
+              + " before); each call needs its own id. This call was not run."), ticker.read());
+    }
   }
 
-  /** The durable write of this call's changes, or null without a store. */
-  private final CallWriter writer;
-
-  private static Durable<ToolCallSnapshot> durable(CallWriter writer) {
-    if (writer == null) {
-      return null;
-    }
-    return new Durable<>() {
-      @Override
-      public ToolCallSnapshot write(ToolCallSnapshot expected, ToolCallSnapshot next) {
-        return writer.write(expected, next);
-      }
-
-      @Override
-      public ToolCallSnapshot flush(ToolCallSnapshot current) {
-        return writer.flush(current);
-      }
-
-      @Override
-      public boolean defers(ToolCallSnapshot expected, ToolCallSnapshot next) {
-        return !writer.stored() && next.state() == expected.state();
-      }
-
-      @Override
-      public boolean holds() {
-        return !writer.stored();
-      }
-    };
+  /** Where changes are written first, or null. */
+  private CallStore callStore() {
+    Durable<ToolCallSnapshot> d = durable();
+    return d == null ? null : ((StoreWrite) d).store;
   }
 
   /**
@@ -119,7 +137,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @throws RuntimeException what the store threw; nothing changed, and a later change or call stores it
    */
   public void store() {
-    if (writer != null && !writer.stored()) {
+    if (durable() instanceof StoreWrite w && !w.stored()) {
       flush();
     }
   }
@@ -134,6 +152,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @throws RuntimeException what the store threw reading the call
    */
   public ToolCallSnapshot refresh() {
+    CallStore store = callStore();
     return store == null ? current() : StoreAdoption.refresh(this, store);
   }
 
@@ -356,10 +375,15 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /**
    * {@code nv}, or, when {@code cur} is handed-off live output, {@code nv} with that stretch of output kept to one
-   * version ({@link CallHistory#bounded}). One type check when {@code cur} is not output.
+   * version ({@link CallHistory#bounded}), or, when {@code nv} leaves PENDING after arguments that changed there,
+   * {@code nv} without those versions ({@link CallHistory#leavingPending}). A type check or two otherwise.
    */
   ToolCallSnapshot bounded(ToolCallSnapshot cur, ToolCallSnapshot nv) {
-    return cur.change() instanceof Change.OutputAppended o ? CallHistory.bounded(cur, o, nv, isHandedOff(cur)) : nv;
+    Change c = cur.change();
+    if (c instanceof Change.OutputAppended o) {
+      return CallHistory.bounded(cur, o, nv, isHandedOff(cur));
+    }
+    return c instanceof Change.ArgumentsModified ? CallHistory.leavingPending(cur, nv, isHandedOff(cur)) : nv;
   }
 
   /** {@link #isHandedOff} for the helpers of this package. */
@@ -388,16 +412,30 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * completed by callers. Every call returns the same stage, so asking again allocates nothing.
    */
   public CompletionStage<ToolCallSnapshot> whenTerminal() {
-    TerminalStage f = done;
-    if (f == null) {
-      TerminalStage created = new TerminalStage();
-      f = DONE.compareAndSet(this, null, created) ? created : done;
-      ToolCallSnapshot t = current(); // after the compare-and-set above, a fence: see afterHandOff
-      if (t.isTerminal() && isHandedOff(t)) {
-        f.release(t);
-      }
+    return CallEnds.stage(this);
+  }
+
+  /**
+   * Runs {@code action} once, with the terminal snapshot, when the call ends: after the terminal event has been handed
+   * to the bus, on the thread that handed it off, or at once on this thread if the call has ended already. Actions
+   * run newest first (as the dependents of {@link #whenTerminal()}'s stage do), each on its own: one that throws is
+   * logged at ERROR and the others still run. Unlike a stage chained on {@link #whenTerminal()}, it allocates no
+   * stage: while the call waits, an action costs one slot of a small array, which is what a runtime holding many
+   * waiting calls (each waiting on a person, say) wants. Thread-safe.
+   */
+  public void onTerminal(java.util.function.Consumer<? super ToolCallSnapshot> action) {
+    CallEnds.add(this, Objects.requireNonNull(action, "action"));
+  }
+
+  /**
+   * Runs the end's waiters if the terminal version has been handed off: for a waiter added after the end (the
+   * compare-and-set that added it is the fence that pairs with the drain's, see {@link #afterHandOff}).
+   */
+  void endIfHandedOff() {
+    ToolCallSnapshot t = current();
+    if (t.isTerminal() && isHandedOff(t)) {
+      CallEnds.end(this, t);
     }
-    return f;
   }
 
   /** Whether the call has ended. */
@@ -475,16 +513,13 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
 
   /**
    * The versions up to {@code latest} have been handed to the bus (whatever publishing threw, it should not): when
-   * {@code latest} is terminal, whenTerminal completes. No volatile write of its own: the drain's release before this
+   * {@code latest} is terminal, whenTerminal completes and the {@link #onTerminal} actions run. No volatile write of its own: the drain's release before this
    * is the fence that pairs with the compare-and-set in {@link #whenTerminal()}, so one of the two sees the other.
    */
   @Override
   protected void afterHandOff(ToolCallSnapshot latest) {
-    if (latest.isTerminal()) {
-      TerminalStage f = done;
-      if (f != null) {
-        f.release(latest);
-      }
+    if (latest.isTerminal() && ends != null) {
+      CallEnds.end(this, latest);
     }
   }
 
@@ -635,8 +670,8 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
       ToolCallIdentity identity = new ToolCallIdentity(callId, toolName, sessionId, parentCallId, clock.instant(),
           ticker.read(), origin, label);
       return new ToolCall(ToolCallSnapshot.initial(identity, arguments), true,
-          bus != null ? bus : ToolCallPublisher.NONE, ticker, store,
-          store == null ? null : new CallWriter(store, ticker, firstChange));
+          bus != null ? bus : ToolCallPublisher.NONE, ticker,
+          store == null ? null : new StoreWrite(store, ticker, firstChange));
     }
 
     /** For {@link #buildAll}: the store, or null. */

@@ -14,10 +14,12 @@ import java.util.Optional;
  *
  * <p>Invariants, checked on construction: a terminal state has an {@link Outcome} of that state and a non-terminal
  * state has none; the version is never negative, and {@link #previous()} is an older version or null. Each
- * snapshot links the one it replaced, and that chain is the call's retained history, with one exception that bounds
- * its memory: of a stretch of live output ({@link Change.OutputAppended}) only the latest chunk is kept once the
- * earlier ones have been handed to listeners, so a version may link an older one than {@code version - 1}. The
- * latest chunk carries a tail of the output and its totals. Version 0 has no previous; a later version without one
+ * snapshot links the one it replaced, and that chain is the call's retained history, with two exceptions that bound
+ * its memory, each for versions already handed to listeners, so that a version may link an older one than
+ * {@code version - 1}: of a stretch of live output ({@link Change.OutputAppended}) only the latest chunk is kept (it
+ * carries a tail of the output and its totals); and a version that leaves {@link ToolCallState#PENDING} links the
+ * version that entered it, not the {@link Change.ArgumentsModified} versions made while pending (the arguments a
+ * model streamed, then parsed: the new version carries them, and {@link #history()} is unchanged). Version 0 has no previous; a later version without one
  * is a snapshot whose earlier history was not kept (restored from a store). Times are ticks of the
  * call's monotonic {@link Ticker}; {@link #timestamp()} turns them into wall-clock instants through the one clock
  * reading taken at creation.

@@ -356,8 +356,16 @@ class ToolCallProperties {
         expectedVersion++;
         assertThat(r.snapshot()).isSameAs(call.snapshot());
         ToolCallSnapshot link = r.snapshot().previous();
-        if (link != before) { // a stretch of live output already handed off was let go
-          assertThat(before.change()).isInstanceOf(Change.OutputAppended.class);
+        if (link != before) { // a stretch of live output already handed off was let go, or, leaving PENDING, the
+          // argument changes made there
+          if (before.change() instanceof Change.ArgumentsModified) {
+            assertThat(before.state()).isEqualTo(PENDING);
+            assertThat(r.snapshot().state()).isNotEqualTo(PENDING);
+            assertThat(link.state()).isEqualTo(PENDING);
+            assertThat(link.change()).isNotInstanceOf(Change.ArgumentsModified.class);
+          } else {
+            assertThat(before.change()).isInstanceOf(Change.OutputAppended.class);
+          }
           assertThat(link.version()).isLessThanOrEqualTo(before.version());
         }
         assertThat(r.snapshot().state()).isEqualTo(e.state());
@@ -419,9 +427,11 @@ class ToolCallProperties {
         }
         ToolCallSnapshot prev = versions.get(i - 1);
         assertThat(s.version()).isGreaterThan(prev.version());
-        if (s.version() != prev.version() + 1) {
-          assertThat(s.change()).as("only live output is let go: v%s after v%s", s.version(), prev.version())
-              .isInstanceOf(Change.OutputAppended.class);
+        if (s.version() != prev.version() + 1 && prev.state() == PENDING && s.state() != PENDING) {
+          // leaving PENDING, the argument changes made there were let go (checked against the events)
+        } else if (s.version() != prev.version() + 1) {
+          assertThat(s.change()).as("only live output and argument changes of PENDING are let go: v%s after v%s",
+              s.version(), prev.version()).isInstanceOf(Change.OutputAppended.class);
           assertThat(prev.state()).isEqualTo(ToolCallState.RUNNING);
         }
         assertThat(prev.state().isTerminal()).as("nothing follows terminal v%s", prev.version()).isFalse();
@@ -488,6 +498,17 @@ class ToolCallProperties {
         if (seen != kept) {
           assertThat(kept.change()).isInstanceOf(Change.OutputAppended.class);
           Histories.assertOutputKept((Change.OutputAppended) kept.change(), (Change.OutputAppended) seen.change());
+        }
+      }
+      java.util.Set<Integer> retained = new java.util.HashSet<>();
+      last.versions().forEach(v -> retained.add(v.version()));
+      for (ToolCallEvent e : events) {
+        ToolCallSnapshot s = e.snapshot();
+        if (!retained.contains(s.version())) {
+          assertThat(s.change() instanceof Change.OutputAppended
+              || s.change() instanceof Change.ArgumentsModified && s.state() == PENDING)
+              .as("only live output and argument changes of PENDING are let go; v%s is %s", s.version(), s.change())
+              .isTrue();
         }
       }
       for (int i = 0; i < events.size(); i++) {

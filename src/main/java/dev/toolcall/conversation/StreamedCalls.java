@@ -71,7 +71,7 @@ final class StreamedCalls {
       Streamed st = stream(t);
       Announced a = st == null ? null : st.open.get(f.callId());
       if (a != null) {
-        a.raw.append(f.fragment());
+        a.append(f.fragment());
         if (a.call != null) {
           st.batch.appendArguments(a.call, f.fragment());
         }
@@ -183,12 +183,13 @@ final class StreamedCalls {
 
   /** A streamed call's arguments are complete: the per-call guards, then the scheduler or a refusal. */
   void onCallComplete(Turn t, Streamed st, Announced a) {
-    StringBuilder raw = a.raw;
-    a.raw = null; // read once, here: the request keeps the text, the builder need not outlive the stream
+    String raw = a.raw();
+    a.text = null; // read once, here: the request keeps the text, the builder need not outlive the stream
+    a.more = null;
     if (a.call == null) {
       return; // refused when announced: nothing to schedule, its refusal is its result
     }
-    ToolCallRequest request = new ToolCallRequest(a.id, a.name, raw.toString());
+    ToolCallRequest request = new ToolCallRequest(a.id, a.name, raw);
     GuardDecision d = null;
     synchronized (agent.lock) {
       if (!ends.live(t)) {
@@ -261,8 +262,10 @@ final class StreamedCalls {
     ToolRetryWatch retries;
     /** How many requests of the turn the guards had seen before this response. */
     final int requestedMark;
-    final List<Announced> announced = new ArrayList<>();
-    final Map<String, Announced> open = new HashMap<>();
+    /** Every announced call, in order; let go by {@link #forgetCalls} once the response has been handled. */
+    List<Announced> announced = new ArrayList<>();
+    /** The announced calls whose arguments are still coming, by id; let go with {@link #announced}. */
+    Map<String, Announced> open = new HashMap<>();
     OpenBatch batch;
     GuardDecision loop;
     int loopIndex = -1;
@@ -273,6 +276,16 @@ final class StreamedCalls {
 
     Streamed(int requestedMark) {
       this.requestedMark = requestedMark;
+    }
+
+    /**
+     * The complete response has been handled (its calls are in the turn, their refusals and batch places copied
+     * there): nothing reads what the stream knew per call again (a late delta is ignored once {@link #responded}),
+     * so a turn kept while it waits for a person holds no entry per call here.
+     */
+    void forgetCalls() {
+      announced = List.of();
+      open = Map.of();
     }
   }
 
@@ -285,8 +298,14 @@ final class StreamedCalls {
     final String name;
     final ToolCall call;
     final int batchIndex;
-    /** The arguments so far; null once complete ({@link StreamedCalls#onCallComplete}). The stream's thread only. */
-    StringBuilder raw = new StringBuilder();
+    /**
+     * The arguments so far while they are one fragment: that fragment itself, so arguments sent whole are kept as the
+     * model's own string, not a copy; null once complete ({@link StreamedCalls#onCallComplete}). The stream's thread
+     * only, as {@link #more} is.
+     */
+    String text = "";
+    /** The arguments so far once a second fragment came; null before and once complete. */
+    StringBuilder more;
     String refusal;
     /** A refusal for a call with an id but no tool name (else the id was blank or reused). */
     boolean blankName;
@@ -298,6 +317,22 @@ final class StreamedCalls {
       this.name = name;
       this.call = call;
       this.batchIndex = batchIndex;
+    }
+
+    void append(String fragment) {
+      if (more == null && text.isEmpty()) {
+        text = fragment;
+        return;
+      }
+      if (more == null) {
+        more = new StringBuilder(text.length() + fragment.length()).append(text);
+      }
+      more.append(fragment);
+    }
+
+    /** The arguments so far. */
+    String raw() {
+      return more != null ? more.toString() : text;
     }
   }
 }

@@ -17,8 +17,6 @@ import dev.toolcall.tool.ToolCallValidation;
 import dev.toolcall.tool.ToolCallValidator;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,7 +51,7 @@ final class Suspensions {
   /** The suspended turn, or null; guarded by the agent's lock. */
   private Parked parked;
   /** Request ids this conversation listed in interrupts, oldest first, bounded; guarded by the agent's lock. */
-  private final LinkedHashSet<String> known = new LinkedHashSet<>();
+  private final IdWindow known = new IdWindow(KNOWN_LIMIT);
 
   Suspensions(Agent agent) {
     this.agent = agent;
@@ -264,11 +262,7 @@ final class Suspensions {
   }
 
   private void remember(String requestId) {
-    if (known.add(requestId) && known.size() > KNOWN_LIMIT) {
-      Iterator<String> oldest = known.iterator();
-      oldest.next();
-      oldest.remove();
-    }
+    known.add(requestId);
   }
 
   private static String wireNames(Set<DecisionKind> kinds) {

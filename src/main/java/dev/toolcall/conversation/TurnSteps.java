@@ -291,6 +291,9 @@ final class TurnSteps {
     for (StreamedCalls.Announced a : st.announced) {
       noneCanRun &= a.refusal != null || StreamedCalls.invalid(a.call);
     }
+    synchronized (lock) {
+      st.forgetCalls(); // the turn holds the calls from here on
+    }
     if (noneCanRun) { // seed 03: processing_llm_response -> handling_tool_error (invalid tool calls)
       st.hold.complete(null);
       whenDone(t, batch, BatchEnd.ALL_REFUSED, null);

@@ -25,7 +25,8 @@ import java.util.concurrent.RejectedExecutionException;
  * in {@link AttemptEnd}, the live output in {@link RunOutput}, and what happens when a step or the store fails in
  * {@link RunFailures}; they keep no state of their own, so a call allocates nothing more for them.
  */
-final class CallRun implements Runnable, Permits.Waiter {
+final class CallRun implements Runnable, Permits.Waiter, java.util.function.Consumer<ToolCallSnapshot>,
+    java.util.function.BiConsumer<ToolCallSnapshot, Throwable> {
   final ToolScheduler sched;
 
   static final int NO_PERMIT = 0;
@@ -48,11 +49,13 @@ final class CallRun implements Runnable, Permits.Waiter {
   }
 
   final ToolCall call;
-  final Validator.Validation validation;
+  /** Why the call's arguments are not valid, or null when they are (a valid call keeps only its {@link #tool}). */
+  final Validator.Invalid invalid;
   final BatchImpl batch;
   final Known known;
   final Tool tool; // null for an invalid call
-  int turn; // guarded by the batch: the turn this run waits for, while it waits
+  /** The turn this run waits for: set before it waits for its authorizer, then guarded by the batch. */
+  int turn;
   int index; // the call's place in its batch; set before start
   /** Set before start by an open batch held until its runtime lets the tools go: no tool starts before it. */
   CompletableFuture<Void> hold;
@@ -87,7 +90,7 @@ final class CallRun implements Runnable, Permits.Waiter {
   CallRun(ToolScheduler sched, ToolCall call, Validator.Validation validation, BatchImpl batch, Known known) {
     this.sched = sched;
     this.call = call;
-    this.validation = validation;
+    this.invalid = validation instanceof Validator.Invalid bad ? bad : null;
     this.batch = batch;
     this.known = known;
     this.tool = validation instanceof Validator.Valid ok ? ok.tool() : null;
@@ -104,13 +107,14 @@ final class CallRun implements Runnable, Permits.Waiter {
   /** Starts the pipeline; the call may begin once the ended prefix of its batch reaches {@code turn}. */
   void start(int turn) {
     if (!(authorized instanceof OpenBatchImpl.Authorized a && a.attach(this))) {
-      call.whenTerminal().thenAccept(this::onTerminal); // an open batch's entry calls the hook, if not ended yet
+      call.onTerminal(this::onTerminal); // an open batch's entry calls the hook, if not ended yet
     }
     if (sched.closed) {
       call.cancel("the runtime was closed");
       return;
     }
-    if (validation instanceof Validator.Invalid bad) {
+    if (invalid != null) {
+      Validator.Invalid bad = invalid;
       // PENDING -> RUNNING (validating) -> FAILED; a resumed call likewise
       RunFailures.durably(this, () -> RunFailures.failOrCancel(call, bad.kind(), bad.message()));
       return;
@@ -132,8 +136,25 @@ final class CallRun implements Runnable, Permits.Waiter {
       onDecided(f.join(), null, turn); // decided already (no approval needed, a rule, a grant): go on at once
     } else {
       waits();
-      f.whenComplete((s, t) -> onDecided(s, t, turn));
+      this.turn = turn;
+      if (f instanceof dev.toolcall.OwnedStage owned) {
+        owned.onSettled(this); // accept(s): a permission request keeps it without a stage
+      } else {
+        f.whenComplete(this); // accept(s, t): no lambda per waiting call
+      }
     }
+  }
+
+  /** The authorizer's answer on an owned stage ({@link dev.toolcall.OwnedStage#onSettled}), when it came later. */
+  @Override
+  public void accept(ToolCallSnapshot s) {
+    onDecided(s, null, turn);
+  }
+
+  /** The authorizer's answer, when it came later: {@link #onDecided} for the turn {@link #start} was given. */
+  @Override
+  public void accept(ToolCallSnapshot s, Throwable t) {
+    onDecided(s, t, turn);
   }
 
   /** The authorizer's answer: wait for the turn unless the call ended (denied or cancelled). */

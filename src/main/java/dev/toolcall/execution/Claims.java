@@ -23,6 +23,9 @@ final class Claims {
 
   private static final Logger log = ToolScheduler.log;
 
+  /** The arguments of a call announced before any of its text came: one value for all of them. */
+  private static final ToolArguments NONE_YET = ToolArguments.ofText("");
+
   final ToolScheduler sched;
   /** The n of the ids given to refused calls ({@link ToolScheduler#refuse}); any thread. */
   private final AtomicLong refused = new AtomicLong();
@@ -140,7 +143,8 @@ final class Claims {
    * stands; with the scheduler's store.
    */
   ToolCall.Builder builder(String sessionId, CallRequest req, Validator.Validation v) {
-    ToolArguments args = v != null ? argumentsOf(v) : ToolArguments.ofText(req.rawArguments());
+    ToolArguments args = v != null ? argumentsOf(v) : req.rawArguments().isEmpty() ? NONE_YET
+        : ToolArguments.ofText(req.rawArguments());
     ToolCall.Builder cb = ToolCall.builder(req.callId(), sched.validator.canonicalName(req.toolName()))
         .sessionId(sessionId).arguments(args).clock(sched.clock).ticker(sched.ticker).eventBus(sched.bus)
         .origin(req.origin()).label(req.label());

@@ -29,9 +29,14 @@ final class OpenBatchImpl implements OpenBatch {
   final String sessionId;
   final BatchImpl batch;
   final CompletableFuture<Void> hold;
-  final Set<String> seen = new HashSet<>();
-  final List<Entry> entries = new ArrayList<>(); // the stream's thread
-  final Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>(); // the stream's thread
+  /*
+   * The stream's bookkeeping per call: the stream's thread only, and let go at seal (nothing reads it after: every
+   * method that could checks the seal first), so a batch kept while its turn waits (a suspended turn) holds no entry,
+   * id or map node per call.
+   */
+  Set<String> seen = new HashSet<>();
+  List<Entry> entries = new ArrayList<>();
+  Map<ToolCall, Entry> byCall = new java.util.IdentityHashMap<>();
   final CompletableFuture<Void> authorized = new CompletableFuture<>();
   /** Entries not yet authorized, plus one until sealed: {@link #authorized} completes when it reaches zero. */
   final AtomicInteger unauthorized = new AtomicInteger(1);
@@ -49,8 +54,14 @@ final class OpenBatchImpl implements OpenBatch {
   final class Entry {
     final Claims.Claim claim;
     final int index; // the call's place in the batch
-    /** The arguments so far; null once the call was admitted (nothing reads them after that). */
-    StringBuilder raw = new StringBuilder();
+    /**
+     * The arguments so far while they are one fragment: that fragment itself, so arguments sent whole (the usual case
+     * once a response is complete) are kept as the one string the model's response holds, never copied. Null once
+     * the call was admitted (nothing reads them after that).
+     */
+    String text = "";
+    /** The arguments so far once a second fragment came; null before and once admitted. */
+    StringBuilder more;
     final Authorized authorized;
     int fragments;
     int published;
@@ -62,7 +73,7 @@ final class OpenBatchImpl implements OpenBatch {
       this.authorized = new Authorized(OpenBatchImpl.this, claim.known());
       unauthorized.incrementAndGet();
       if (claim.fresh()) {
-        claim.call().whenTerminal().thenAccept(authorized);
+        claim.call().onTerminal(authorized);
       } else {
         authorized.complete(null);
       }
@@ -70,6 +81,26 @@ final class OpenBatchImpl implements OpenBatch {
 
     ToolCall call() {
       return claim.call();
+    }
+
+    void append(String fragment) {
+      if (more == null && text.isEmpty()) {
+        text = fragment;
+        return;
+      }
+      if (more == null) {
+        more = new StringBuilder(text.length() + fragment.length()).append(text);
+      }
+      more.append(fragment);
+    }
+
+    int length() {
+      return more != null ? more.length() : text.length();
+    }
+
+    /** The arguments so far. */
+    String raw() {
+      return more != null ? more.toString() : text;
     }
 
     /** Whether this batch still fills in and runs the call. */
@@ -116,13 +147,13 @@ final class OpenBatchImpl implements OpenBatch {
     if (!e.open() || fragment.isEmpty()) {
       return;
     }
-    e.raw.append(fragment);
+    e.append(fragment);
     e.fragments++;
-    int len = e.raw.length();
+    int len = e.length();
     if (e.fragments >= 2 && len >= 2L * e.published) {
       e.published = len;
       call.store(); // a call whose arguments stream is stored and shown while they do
-      call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw.toString()), STREAMING);
+      call.modifyArguments(ToolCallState.PENDING, ToolArguments.ofText(e.raw()), STREAMING);
     }
   }
 
@@ -162,6 +193,9 @@ final class OpenBatchImpl implements OpenBatch {
     }
     admitReady();
     sealed = true;
+    seen = Set.of();
+    entries = List.of();
+    byCall = Map.of();
     batch.seal();
     authorizedOne(); // the seal's own count
     return batch;
@@ -267,7 +301,7 @@ final class OpenBatchImpl implements OpenBatch {
   /** Ends a call this batch will not run: its raw arguments so far installed, then RUNNING -> FAILED. */
   void failUnrun(Entry e, FailureKind kind, String message) {
     ToolCall call = e.call();
-    ToolArguments raw = ToolArguments.ofText(e.raw.toString());
+    ToolArguments raw = ToolArguments.ofText(e.raw());
     if (!call.snapshot().arguments().equals(raw)) {
       call.modifyArguments(ToolCallState.PENDING, raw, STREAMING);
     }
@@ -280,13 +314,14 @@ final class OpenBatchImpl implements OpenBatch {
     while (admitted < entries.size() && entries.get(admitted).complete) {
       Entry e = entries.get(admitted++);
       ToolCall call = e.call();
-      StringBuilder raw = e.raw;
-      e.raw = null; // complete: no fragment, failure or seal reads them any more
+      String raw = e.raw();
+      e.text = null; // complete: no fragment, failure or seal reads them any more
+      e.more = null;
       if (!e.claim.fresh() || call.isTerminal()) {
         sched.claims.admit(new Claims.Claim(call, null, false, null), batch, e.index, null, null);
         continue;
       }
-      Validator.Validation v = sched.validator.validate(call.toolName(), raw.toString());
+      Validator.Validation v = sched.validator.validate(call.toolName(), raw);
       ToolArguments args = Claims.argumentsOf(v);
       if (!call.snapshot().arguments().equals(args)) {
         call.modifyArguments(ToolCallState.PENDING, args, FINAL);

@@ -87,7 +87,8 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    * per cell, so a refusal means another writer outside this cell moved on: {@code durable} then returns the newer
    * version to adopt, or throws (a local race never reaches it).
    *
-   * @param durable the write, or null for a cell in memory only
+   * @param durable the write, or null for a cell in memory only; this cell's own (one object per cell), since its
+   *     monitor is what serialises the cell's writes (a shared one would serialise the writes of every cell sharing it)
    */
   protected AbstractStateCell(V initial, boolean deliverInitial, Durable<V> durable) {
     Objects.requireNonNull(initial, "initial");
@@ -99,7 +100,6 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     // as its plain field delivered already requires.
     CURRENT.set(this, initial);
     this.durable = durable;
-    this.writeLock = durable == null ? null : new Object();
   }
 
   /**
@@ -143,10 +143,16 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     }
   }
 
-  /** The durable write of every change, or null (memory only). */
+  /**
+   * The durable write of every change, or null (memory only). Its monitor serialises this cell's durable writes (no
+   * lock object of its own per cell).
+   */
   private final Durable<V> durable;
-  /** Serialises this cell's durable writes; null without them. */
-  private final Object writeLock;
+
+  /** The durable write this cell was made with, or null: for a subclass that keeps what it writes to there. */
+  protected final Durable<V> durable() {
+    return durable;
+  }
 
   /** The current snapshot: one volatile read. */
   @SuppressWarnings("unchecked")
@@ -194,7 +200,7 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    */
   private boolean durableCompareAndSet(V expected, V next) {
     V newer;
-    synchronized (writeLock) {
+    synchronized (durable) {
       if (current != expected) {
         return false; // a local writer won first: the caller re-reads, as without a store
       }
@@ -222,7 +228,7 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
     if (durable == null) {
       return;
     }
-    synchronized (writeLock) {
+    synchronized (durable) {
       V cur = current();
       V newer = durable.flush(cur);
       if (newer != null) {
@@ -246,12 +252,12 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    */
   protected final boolean adopt(V expected, V newer) {
     checkAdoptable(expected, newer);
-    if (writeLock == null) {
+    if (durable == null) {
       if (!CURRENT.compareAndSet(this, expected, newer)) {
         return false;
       }
     } else {
-      synchronized (writeLock) {
+      synchronized (durable) {
         if (current != expected) {
           return false;
         }

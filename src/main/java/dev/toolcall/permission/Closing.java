@@ -68,7 +68,7 @@ final class Closing {
     if (!p.markDone()) {
       return false;
     }
-    String id = p.request.requestId();
+    String id = p.id();
     svc.byId.remove(id, p);
     svc.requestListeners.resolved(id);
     svc.queue.remove(p);

@@ -4,25 +4,16 @@ import dev.toolcall.OwnedStage;
 import dev.toolcall.ToolCallSnapshot;
 
 /**
- * The stage {@link PermissionService#authorize} returns: completed only by the service ({@link #release}), with the
- * snapshot that says whether the call may run (see {@link OwnedStage}). Where a minimal stage costs a second stage and
- * a relay per request (64 bytes while the request waits), this costs nothing more; the scheduler chains on it
- * directly, without a copy.
+ * The stage {@link PermissionService#authorize} returns when it decided at once (no person was asked: a rule, a grant,
+ * the mode, a tool that needs no approval, a closed service): complete from the start, with the snapshot that says
+ * whether the call may run (see {@link OwnedStage}). A request that waits for a person is its own stage
+ * ({@link Pending}), completed when it is resolved.
  */
 final class DecidedStage extends OwnedStage {
 
-  DecidedStage() {
-    super("an authorize stage completes only when the permission service decides");
-  }
-
-  /** A stage completed with {@code s} already. */
+  /** A stage completed with {@code s}. */
   DecidedStage(ToolCallSnapshot s) {
-    this();
-    settle(s);
-  }
-
-  /** Completes the stage with {@code s}; by the service only. Later calls do nothing. */
-  void release(ToolCallSnapshot s) {
+    super("an authorize stage completes only when the permission service decides");
     settle(s);
   }
 }

@@ -119,7 +119,7 @@ final class Decisions {
 
 
   static DecisionResult afterLoss(Pending p, ToolCallSnapshot s, int decidedOn) {
-    String id = p.request.requestId();
+    String id = p.id();
     return s.state() == ToolCallState.PERMISSION_PENDING ? new DecisionResult.Stale(id, decidedOn, p.request(s))
         : DecisionResult.Lost.of(id, s);
   }

@@ -264,7 +264,7 @@ public final class PermissionService implements AutoCloseable {
       return;
     }
     s = leftPending(s);
-    String id = p.request.requestId();
+    String id = p.id();
     resolved.put(id, DecisionResult.Lost.of(id, s));
     byId.remove(id, p);
     requestListeners.resolved(id);
@@ -273,7 +273,7 @@ public final class PermissionService implements AutoCloseable {
     if (log.isDebugEnabled()) {
       log.debug("permission request {} of call {} resolved: {} ({})", id, p.call.callId(), s.state(), s.change());
     }
-    p.result.release(s);
+    p.release(s);
   }
 
   /**

@@ -30,10 +30,10 @@ final class RequestDeadlines {
   }
 
   void onDeadline(Pending p, int tries) {
-    if (p.isDone()) {
+    if (p.isResolved()) {
       return;
     }
-    long left = p.request.deadlineTick() - svc.ticker.read();
+    long left = p.deadlineTick() - svc.ticker.read();
     if (left > 0) {
       rearm(p, Duration.ofNanos(left), tries);
       return;
@@ -44,13 +44,13 @@ final class RequestDeadlines {
       int failures = p.denyFailures;
       if (e instanceof dev.toolcall.StaleCallException) { // moved on by a writer this runtime cannot read back
         log.error("permission request {} of call {} ({}) is past its deadline, but the call was moved on elsewhere"
-            + " ({}); it is not tried again", p.request.requestId(), p.call.callId(), p.call.toolName(),
+            + " ({}); it is not tried again", p.id(), p.call.callId(), p.call.toolName(),
             e.toString());
         return;
       }
       if (tries == 0) {
         log.warn("permission request {} of call {} ({}) is past its deadline, but its store failed the denial ({});"
-            + " trying again until it lands", p.request.requestId(), p.call.callId(), p.call.toolName(),
+            + " trying again until it lands", p.id(), p.call.callId(), p.call.toolName(),
             e.toString());
       }
       rearm(p, storeBackoff(failures - 1), tries + 1);
@@ -63,7 +63,7 @@ final class RequestDeadlines {
    */
   private void rearm(Pending p, Duration delay, int tries) {
     p.timer = svc.deadlines.schedule(() -> onDeadline(p, tries), delay);
-    if (p.isDone()) {
+    if (p.isResolved()) {
       p.cancelTimer();
     }
   }
@@ -77,7 +77,7 @@ final class RequestDeadlines {
    * @throws RuntimeException what the call store threw (nothing changed; {@link Pending#denyFailures} counts it)
    */
   ToolCallSnapshot timeOut(Pending p) {
-    String waited = "It waited " + Durations.format(p.timeout) + " for an answer";
+    String waited = "It waited " + Durations.format(p.timeout()) + " for an answer";
     TransitionResult<ToolCallSnapshot> r;
     try {
       r = p.call.deny(DenialSource.TIMEOUT, p.denyFailures == 0 ? waited + "."
@@ -97,7 +97,7 @@ final class RequestDeadlines {
 
   /** Whether {@code p}'s deadline has passed on this service's ticker. */
   boolean pastDeadline(Pending p) {
-    return p.request.deadlineTick() - svc.ticker.read() <= 0;
+    return p.deadlineTick() - svc.ticker.read() <= 0;
   }
 
   /** The wait before trying a failed store write again after {@code failures} earlier tries: 100 ms doubling to 5 s. */

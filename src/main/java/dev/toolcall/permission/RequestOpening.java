@@ -38,13 +38,12 @@ final class RequestOpening {
     Instant deadline = Durations.saturatedPlus(createdAt, timeout);
     long seq = svc.sequence.incrementAndGet();
     String id = PermissionService.newRequestId();
-    Pending p = new Pending(svc, seq, call, timeout, new PermissionRequest(id, call.callId(), call.sessionId(),
-        call.toolName(), s.arguments(), s.argumentsVersion(), createdAt, deadline, deadlineTick));
+    Change.PermissionAsked asked = new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick);
+    Pending p = new Pending(svc, seq, call, asked, createdAt);
     svc.byId.put(id, p);
     TransitionResult<ToolCallSnapshot> r;
     try {
-      r = call.transition(ToolCallState.PENDING, s.argumentsVersion(), ToolCallState.PERMISSION_PENDING,
-          new Change.PermissionAsked(id, s.argumentsVersion(), deadline, deadlineTick));
+      r = call.transition(ToolCallState.PENDING, s.argumentsVersion(), ToolCallState.PERMISSION_PENDING, asked);
     } catch (RuntimeException e) { // the call store failed: the request never opened
       svc.byId.remove(id, p);
       p.markDone();
@@ -58,7 +57,7 @@ final class RequestOpening {
     }
     log.debug("permission request {} opened for call {} ({}), deadline in {}", id, call.callId(),
         call.toolName(), timeout);
-    svc.unread.opened(p.request, timeout, svc.deadlines, () -> svc.byId.get(id) == p);
+    svc.unread.opened(p, timeout, svc.deadlines, () -> svc.byId.get(id) == p);
     return enqueue(p, timeout);
   }
 
@@ -70,11 +69,11 @@ final class RequestOpening {
   CompletionStage<ToolCallSnapshot> enqueue(Pending p, Duration left) {
     svc.queue.put(p);
     if (!svc.requestListeners.isEmpty()) {
-      svc.requestListeners.opened(p.request);
+      svc.requestListeners.opened(p.request(p.call.snapshot()));
     }
     svc.timeouts.arm(p, left);
-    p.call.whenTerminal().thenAccept(p); // p.accept(t) calls svc.finish(p, t)
-    if (p.isDone()) {
+    p.call.onTerminal(p); // p.accept(t) calls svc.finish(p, t)
+    if (p.isResolved()) {
       svc.queue.remove(p);
       p.cancelTimer();
     } else {
@@ -83,6 +82,6 @@ final class RequestOpening {
     if (svc.queue.isClosed()) {
       svc.finish(p, p.call.cancel(PermissionService.CLOSED).snapshot());
     }
-    return p.result;
+    return p;
   }
 }

@@ -22,8 +22,13 @@ import java.util.concurrent.TimeoutException;
  * signalled by that put, and one registered before is found by the head check. Thread-safe.
  */
 final class RequestQueue {
-  private static final java.util.Comparator<Pending> ASKED_FIRST = java.util.Comparator
-      .<Pending, java.time.Instant>comparing(p -> p.request.createdAt()).thenComparingLong(p -> p.seq);
+  private static final java.util.Comparator<Pending> ASKED_FIRST = (a, b) -> {
+    int c = Long.compare(a.createdSeconds, b.createdSeconds);
+    if (c == 0) {
+      c = Integer.compare(a.createdNanos, b.createdNanos);
+    }
+    return c != 0 ? c : Long.compare(a.seq, b.seq);
+  };
   private final ConcurrentSkipListMap<Pending, Pending> entries = new ConcurrentSkipListMap<>(ASKED_FIRST);
   private final Object waitLock = new Object();
   /** Guarded by waitLock. */

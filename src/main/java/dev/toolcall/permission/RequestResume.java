@@ -50,9 +50,7 @@ final class RequestResume {
     }
     String id = asked.requestId();
     Duration timeout = Duration.between(askedAt, asked.deadline());
-    PermissionRequest request = new PermissionRequest(id, call.callId(), call.sessionId(), call.toolName(),
-        s.arguments(), s.argumentsVersion(), askedAt, asked.deadline(), asked.deadlineTick());
-    Pending p = new Pending(svc, svc.sequence.incrementAndGet(), call, timeout, request);
+    Pending p = new Pending(svc, svc.sequence.incrementAndGet(), call, asked, askedAt);
     if (svc.byId.putIfAbsent(id, p) != null) {
       throw new IllegalArgumentException("a permission request with id '" + id + "' is already open");
     }
@@ -92,7 +90,7 @@ final class RequestResume {
       try {
         svc.timeouts.timeOut(p);
       } catch (RuntimeException e) { // its timer tries again
-        log.debug("permission request {} is past its deadline; denying it failed: {}", p.request.requestId(),
+        log.debug("permission request {} is past its deadline; denying it failed: {}", p.id(),
             e.toString());
       }
     }

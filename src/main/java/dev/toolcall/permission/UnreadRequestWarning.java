@@ -52,7 +52,7 @@ final class UnreadRequestWarning {
    * A request has just opened with {@code timeout} to its deadline; if nothing has read the service's requests yet,
    * checks on {@code timer} after {@link #GRACE} whether it still waits ({@code stillWaiting}) unread.
    */
-  void opened(PermissionRequest r, Duration timeout, DeadlineTimer timer, BooleanSupplier stillWaiting) {
+  void opened(Pending r, Duration timeout, DeadlineTimer timer, BooleanSupplier stillWaiting) {
     if (read || warned.get() || timeout.compareTo(GRACE) <= 0 || check.get() != null) {
       return;
     }
@@ -64,8 +64,8 @@ final class UnreadRequestWarning {
             + "nothing reads this runtime's permission requests (no permissions().onRequest listener, no "
             + "nextRequest, awaitNext or pending reader): it is denied when its deadline passes, {} after it "
             + "opened. Answer requests with runtime.permissions().onRequest(...), or mark tools that need no person "
-            + "with requiresApproval(false) (and readOnly(true) for reads). This is logged once.", r.requestId(),
-            r.toolName(), r.callId(), r.sessionId(), GRACE, timeout);
+            + "with requiresApproval(false) (and readOnly(true) for reads). This is logged once.", r.id(),
+            r.call.toolName(), r.call.callId(), r.call.sessionId(), GRACE, timeout);
       }
     };
     synchronized (self) {
