@@ -101,6 +101,11 @@ import org.slf4j.LoggerFactory;
  * send holds one while it waits. {@link #close} stops the server; the runtime, directory and store are the caller's.
  */
 public final class A2aServer implements AutoCloseable {
+
+  static {
+    dev.toolcall.internal.HttpServers.noDelay(); // an SSE frame must not wait ~40 ms for the client's delayed ACK
+  }
+
   private static final Logger log = LoggerFactory.getLogger(A2aServer.class);
   static final String CARD_PATH = "/.well-known/agent-card.json";
   static final String ENDPOINT = "/a2a";

@@ -81,6 +81,11 @@ import org.slf4j.LoggerFactory;
  * caller's.
  */
 public final class ApprovalServer implements AutoCloseable {
+
+  static {
+    dev.toolcall.internal.HttpServers.noDelay(); // an SSE frame must not wait ~40 ms for the client's delayed ACK
+  }
+
   private static final Logger log = LoggerFactory.getLogger(ApprovalServer.class);
   private static final String RESOURCES = "/dev/toolcall/agui/page/";
 

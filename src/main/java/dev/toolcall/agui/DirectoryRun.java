@@ -81,8 +81,11 @@ final class DirectoryRun {
     this.maxRunTime = maxRunTime;
   }
 
+  /** Put on a run's queue of call versions when its step has ended, so the run goes on without waiting a poll out. */
+  private static final Object STEP_DONE = new Object();
+
   void stream() throws IOException {
-    LinkedBlockingQueue<ToolCallSnapshot> calls = new LinkedBlockingQueue<>();
+    LinkedBlockingQueue<Object> calls = new LinkedBlockingQueue<>(); // the calls' versions, then STEP_DONE
     Subscription sub = runtime.events().subscribe(new EventListener() {
       @Override
       public void onEvent(Event event) {
@@ -118,16 +121,17 @@ final class DirectoryRun {
         }
       }
       emit(event("RUN_STARTED").put("threadId", threadId).put("runId", runId));
+      step.whenComplete((r, t) -> calls.offer(STEP_DONE)); // wakes the loop at once, after the step's last call event
       long end = System.nanoTime() + maxRunTime.toNanos();
       while (!step.isDone()) {
-        ToolCallSnapshot s;
+        Object o;
         try {
-          s = calls.poll(200, TimeUnit.MILLISECONDS);
+          o = calls.poll(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
         }
-        if (s != null) {
+        if (o instanceof ToolCallSnapshot s) {
           onCall(s);
         }
         if (System.nanoTime() - end > 0) {
@@ -135,8 +139,10 @@ final class DirectoryRun {
           return;
         }
       }
-      for (ToolCallSnapshot s; (s = calls.poll()) != null; ) {
-        onCall(s);
+      for (Object o; (o = calls.poll()) != null; ) {
+        if (o instanceof ToolCallSnapshot s) {
+          onCall(s);
+        }
       }
       TurnResult r;
       try {

@@ -60,6 +60,8 @@ final class TcpProxy implements AutoCloseable {
       }
       try {
         Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+        client.setTcpNoDelay(true); // as the driver's own socket: no Nagle delay added to each small write
+        upstream.setTcpNoDelay(true);
         open.add(client);
         open.add(upstream);
         pipe(client, upstream);
