@@ -69,10 +69,14 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
   }
 
-  /** Inserts the call's row under this runtime's lease; false if the session has a call of that id already. */
+  /**
+   * Inserts the call's row under this runtime's lease; false if the session has a call of that id already. Its
+   * version is this view's own write, as {@link #compareAndSet}'s are (a call stored with its first change is inserted
+   * at that change's version, and the feed must not make the runtime read it back).
+   */
   @Override
   public boolean create(dev.toolcall.ToolCallSnapshot first) {
-    return writes.insert(PostgresCallStore.stored(first), owner, lease, false);
+    return owned(first, () -> writes.insert(PostgresCallStore.stored(first), owner, lease, false));
   }
 
   /** Inserts the calls' rows in one transaction under this runtime's lease, leaving out those stored already. */
@@ -84,6 +88,15 @@ final class SharedView implements dev.toolcall.SharedCallStore {
   /** One conditional UPDATE that also takes (or keeps; drops it for a call waiting for a person or ended) this runtime's lease. */
   @Override
   public boolean compareAndSet(dev.toolcall.ToolCallSnapshot expected, dev.toolcall.ToolCallSnapshot next) {
+    return owned(next, () -> writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next),
+        owner, lease, false).won());
+  }
+
+  /**
+   * Runs {@code write} of {@code next} as this view's own: the feed's notification of that version is left out while
+   * the write is under way, and told once it returns if the write did not win (another writer's version).
+   */
+  private boolean owned(dev.toolcall.ToolCallSnapshot next, java.util.function.BooleanSupplier write) {
     Map.Entry<String, String> key = Map.entry(next.identity().sessionId(), next.callId());
     Own mine = new Own(next.version());
     synchronized (own) {
@@ -91,8 +104,7 @@ final class SharedView implements dev.toolcall.SharedCallStore {
     }
     boolean won = false;
     try {
-      won = writes.compareAndSet(PostgresCallStore.stored(expected), PostgresCallStore.stored(next), owner, lease,
-          false).won();
+      won = write.getAsBoolean();
       return won;
     } finally {
       boolean tell;

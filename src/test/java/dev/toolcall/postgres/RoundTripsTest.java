@@ -332,9 +332,10 @@ class RoundTripsTest {
   }
 
   private static void assertCounts(Sent sent) {
-    assertThat(sent.noApproval().size()).as("round trips, no approval").isEqualTo(4);
+    assertThat(sent.noApproval().size()).as("round trips, no approval: %s", sent.noApproval()).isEqualTo(4);
     assertThat(commits(sent.noApproval())).as("commits, no approval").isEqualTo(2);
-    assertThat(sent.approvedOnce().size()).as("round trips, approved once").isEqualTo(8);
+    assertThat(sent.approvedOnce().size()).as("round trips, approved once: %s then %s", sent.asked(), sent.approved())
+        .isEqualTo(8);
     assertThat(commits(sent.approvedOnce())).as("commits, approved once").isEqualTo(4);
     assertThat(sent.batchOfFour().size()).as("round trips, batch of four").isEqualTo(18);
     assertThat(commits(sent.batchOfFour())).as("commits, batch of four").isEqualTo(9);
