@@ -145,7 +145,9 @@ final class Claims {
   ToolCall.Builder builder(String sessionId, CallRequest req, Validator.Validation v) {
     ToolArguments args = v != null ? argumentsOf(v) : req.rawArguments().isEmpty() ? NONE_YET
         : ToolArguments.ofText(req.rawArguments());
-    ToolCall.Builder cb = ToolCall.builder(req.callId(), sched.validator.canonicalName(req.toolName()))
+    String name = v instanceof Validator.Valid ok ? ok.tool().definition().name() // found by the validation already
+        : sched.validator.canonicalName(req.toolName());
+    ToolCall.Builder cb = ToolCall.builder(req.callId(), name)
         .sessionId(sessionId).arguments(args).clock(sched.clock).ticker(sched.ticker).eventBus(sched.bus)
         .origin(req.origin()).label(req.label());
     if (req.parentCallId() != null) {
