@@ -49,12 +49,10 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    */
   volatile Object ends;
 
-  /** A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not). */
-  private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker, CallStore store) {
-    this(initial, deliverInitial, bus, ticker, store == null ? null : new StoreWrite(store, ticker, false));
-  }
-
-  /** {@code write}: the call's durable write through its store, or null without one (see {@link StoreWrite}). */
+  /**
+   * A new call ({@code deliverInitial}: its version 0 is published) or a restored one (it is not); {@code write}: its
+   * durable write through its store, or null without one (see {@link StoreWrite}).
+   */
   private ToolCall(ToolCallSnapshot initial, boolean deliverInitial, ToolCallPublisher bus, Ticker ticker,
       StoreWrite write) {
     super(initial, deliverInitial, write);
@@ -63,76 +61,9 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
   }
 
   /**
-   * A call's durable write through its store, one per call (its monitor serialises the call's writes), and where the
-   * call finds its store: no field of its own for it. A write another runtime beat reads the call back and adopts what
-   * it stored (the caller then sees a lost race, as in memory); a store that cannot read back makes it a
-   * {@link StaleCallException}. A call built to be stored with its first change ({@link Builder#storeWithFirstChange()})
-   * is not in the store until then: its first write is a {@link CallStore#create} of the version that change makes
-   * (whose history holds version 0), a change of its arguments before it rides along, and nothing of it is handed off
-   * before; {@link ToolCall#store()} stores it as it stands. When the store holds that id already (from before a
-   * restart, or written elsewhere), the call ends FAILED {@link FailureKind#DUPLICATE_CALL} here, stored nowhere.
-   */
-  private static final class StoreWrite implements Durable<ToolCallSnapshot> {
-    final CallStore store;
-    private final Ticker ticker;
-    /** Whether the store does not hold the call yet; set false once, under this monitor, by the write that stores it. */
-    private volatile boolean unstored;
-
-    StoreWrite(CallStore store, Ticker ticker, boolean unstored) {
-      this.store = store;
-      this.ticker = ticker;
-      this.unstored = unstored;
-    }
-
-    boolean stored() {
-      return !unstored;
-    }
-
-    @Override
-    public ToolCallSnapshot write(ToolCallSnapshot expected, ToolCallSnapshot next) {
-      return unstored ? created(expected, next) : StoreAdoption.write(store, expected, next);
-    }
-
-    @Override
-    public ToolCallSnapshot flush(ToolCallSnapshot current) {
-      return unstored ? created(current, current) : null;
-    }
-
-    @Override
-    public boolean defers(ToolCallSnapshot expected, ToolCallSnapshot next) {
-      return unstored && next.state() == expected.state();
-    }
-
-    @Override
-    public boolean holds() {
-      return unstored;
-    }
-
-    /** Creates the call at {@code version}; null when stored, else the refusal to adopt over {@code current}. */
-    private ToolCallSnapshot created(ToolCallSnapshot current, ToolCallSnapshot version) {
-      boolean won = store.create(version);
-      unstored = false; // stored, or the id is another call's: nothing of this one is ever written
-      if (won) {
-        return null;
-      }
-      ToolCallSnapshot running = current.next(ToolCallState.RUNNING, Reason.VALIDATING, null, ticker.read());
-      return running.next(ToolCallState.FAILED, Reason.FAILED, new Outcome.Failed(FailureKind.DUPLICATE_CALL,
-          "Tool call id '" + current.identity().label() + "' was already used in this session (by a call stored"
-              + " before); each call needs its own id. This call was not run."), ticker.read());
-    }
-  }
-
-  /** Where changes are written first, or null. */
-  private CallStore callStore() {
-    Durable<ToolCallSnapshot> d = durable();
-    return d == null ? null : ((StoreWrite) d).store;
-  }
-
-  /**
    * Stores a call built with {@link Builder#storeWithFirstChange()} that has not changed since, and publishes its
-   * version 0 (a scheduler calls it when the call has to wait: for a person, a permit or the calls before it). Does
-   * nothing for any other call. If the store holds the id already, the call ends FAILED
-   * {@link FailureKind#DUPLICATE_CALL} instead, stored nowhere, and that is published.
+   * version 0 (a scheduler calls it when the call has to wait); nothing for any other call. An id the store holds
+   * already ends the call FAILED {@link FailureKind#DUPLICATE_CALL} instead, stored nowhere.
    *
    * @throws RuntimeException what the store threw; nothing changed, and a later change or call stores it
    */
@@ -152,8 +83,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
    * @throws RuntimeException what the store threw reading the call
    */
   public ToolCallSnapshot refresh() {
-    CallStore store = callStore();
-    return store == null ? current() : StoreAdoption.refresh(this, store);
+    return durable() instanceof StoreWrite w ? StoreAdoption.refresh(this, w.store) : current();
   }
 
   /** {@link #adopt} for {@link StoreAdoption}: installs a version the store holds, written elsewhere. */
@@ -183,7 +113,7 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     Objects.requireNonNull(snapshot, "snapshot");
     CallHistory.check(snapshot);
     return new ToolCall(snapshot, false, Objects.requireNonNull(bus, "bus"), Objects.requireNonNull(ticker, "ticker"),
-        store);
+        store == null ? null : new StoreWrite(store, ticker, false));
   }
 
   /** Starts a call with the id and tool name the model gave. */
@@ -650,12 +580,10 @@ public final class ToolCall extends AbstractStateCell<ToolCallState, ToolCallSna
     }
 
     /**
-     * With a store: the call built is stored with its first change instead of at {@link #build()} (one write instead
-     * of two for a call that starts or asks at once, as most of a scheduler's calls do), and its version 0 is published
-     * with that change. Until then nothing of the call is stored or published, though {@link ToolCall#snapshot()}
-     * shows it PENDING; {@link ToolCall#store()} writes it as it stands. An id the store holds already does not make
-     * {@code build} throw: the call's first change ends it FAILED {@link FailureKind#DUPLICATE_CALL} instead, stored
-     * nowhere, with a message for the model. Without a store this changes nothing.
+     * With a store: the call is stored with its first change instead of at {@link #build()}, its version 0 published
+     * with it (one write fewer for a call that starts or asks at once); {@link ToolCall#store()} writes it as it
+     * stands. An id the store holds already ends the call FAILED {@link FailureKind#DUPLICATE_CALL} at that change
+     * instead of {@code build} throwing. Without a store this changes nothing.
      */
     public Builder storeWithFirstChange() {
       this.deferred = true;

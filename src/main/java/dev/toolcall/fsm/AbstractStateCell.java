@@ -108,7 +108,7 @@ public abstract class AbstractStateCell<S extends Enum<S>, V extends Versioned<S
    * @param <V> the snapshot type
    */
   @FunctionalInterface
-  protected interface Durable<V> {
+  public interface Durable<V> {
     /**
      * Writes {@code next} over {@code expected}. Returns null when written; when another writer outside this cell
      * moved on first, the newer version it read back (version above {@code expected}'s, linked back to
