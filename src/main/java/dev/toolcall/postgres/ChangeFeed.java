@@ -143,9 +143,9 @@ public final class ChangeFeed implements AutoCloseable {
         if (ns != null) {
           for (PGNotification n : ns) {
             if (n.getName().equals("toolcall_conversation")) {
-              tellConversation(parseConversation(n.getParameter()));
+              tell(conversations, parseConversation(n.getParameter()));
             } else {
-              tell(parse(n.getParameter()));
+              tell(consumer, parse(n.getParameter()));
             }
           }
         }
@@ -177,7 +177,7 @@ public final class ChangeFeed implements AutoCloseable {
           } catch (IllegalArgumentException e) {
             continue; // a row with ids this version cannot read: the store names it when it is read
           }
-          tell(ch);
+          tell(consumer, ch);
         }
       }
     }
@@ -195,24 +195,13 @@ public final class ChangeFeed implements AutoCloseable {
           } catch (IllegalArgumentException e) {
             continue; // an id this version cannot read: the store names it when it is read
           }
-          tellConversation(ch);
+          tell(conversations, ch);
         }
       }
     } catch (SQLException e) {
       if (e.getSQLState() == null || !e.getSQLState().startsWith("42")) {
         throw e;
       } // a schema older than version 3 (no revision column): no conversation to re-tell
-    }
-  }
-
-  private void tellConversation(ConversationChange change) {
-    if (change == null) {
-      return;
-    }
-    try {
-      conversations.accept(change);
-    } catch (RuntimeException e) { // the consumer's bug must not stop the feed
-      log.error("change feed consumer failed on {}; the feed goes on", change, e);
     }
   }
 
@@ -233,12 +222,13 @@ public final class ChangeFeed implements AutoCloseable {
     }
   }
 
-  private void tell(Change change) {
+  /** Hands {@code change} (null: a malformed notification, skipped) to {@code to}; a consumer's failure is logged. */
+  private static <T> void tell(Consumer<? super T> to, T change) {
     if (change == null) {
       return;
     }
     try {
-      consumer.accept(change);
+      to.accept(change);
     } catch (RuntimeException e) { // the consumer's bug must not stop the feed
       log.error("change feed consumer failed on {}; the feed goes on", change, e);
     }
